@@ -1,0 +1,52 @@
+// Package snapshot connects to a live MCP server with the mcp-go client and
+// captures what it offers into a manifest.Manifest, keeping every tool object
+// exactly as the server sent it on the wire.
+package snapshot
+
+import "time"
+
+// Transport names a way to reach a server.
+type Transport string
+
+const (
+	Stdio Transport = "stdio" // a subprocess speaking JSON-RPC on stdin/stdout
+	HTTP  Transport = "http"  // streamable HTTP
+	SSE   Transport = "sse"   // legacy HTTP+SSE
+)
+
+// Source says how to reach one server. Every value in it is already
+// resolved (secrets expanded): treat Env values, Headers values and URL as
+// secret-bearing and never print them.
+type Source struct {
+	ID        string // server id, used in messages and the manifest
+	Transport Transport
+
+	// stdio
+	Command string
+	Args    []string
+	Env     []string // KEY=VALUE, added to the inherited environment
+	Dir     string   // working directory; "" = current
+
+	// http, sse
+	URL     string
+	Headers map[string]string
+
+	// Secrets lists resolved secret values (from ${VAR} references). They are
+	// redacted from every error and refused in captured output.
+	Secrets []string
+}
+
+// Options tune a capture.
+type Options struct {
+	// Timeout bounds the whole capture (connect, handshake, every page of
+	// every list). Zero means DefaultTimeout.
+	Timeout time.Duration
+	// AllowEmpty accepts a server that lists no tools.
+	AllowEmpty bool
+	// Include and Exclude filter tools by wire name (path.Match globs);
+	// an empty Include keeps all.
+	Include, Exclude []string
+}
+
+// DefaultTimeout is used when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
