@@ -165,7 +165,13 @@ func syntaxError(file string, data []byte, err error) error {
 	e := &Error{File: file, Err: err}
 	switch {
 	case errors.As(err, &se):
-		e.Line, e.Col = LineCol(data, int(se.Offset))
+		// Offset counts the bytes read, including the offending one:
+		// point at that byte rather than past it.
+		off := int(se.Offset)
+		if off > 0 && !strings.HasPrefix(se.Error(), "unexpected end") {
+			off--
+		}
+		e.Line, e.Col = LineCol(data, off)
 		e.Err = fmt.Errorf("invalid JSON: %v", se)
 	case errors.As(err, &te):
 		e.Line, e.Col = LineCol(data, int(te.Offset))
