@@ -34,6 +34,9 @@ type Source struct {
 	// Secrets lists resolved secret values (from ${VAR} references). They are
 	// redacted from every error and refused in captured output.
 	Secrets []string
+	// SecretNames[i], when present, names the variable Secrets[i] came from,
+	// so errors can say which reference leaked without printing its value.
+	SecretNames []string
 }
 
 // Options tune a capture.

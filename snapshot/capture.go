@@ -1,0 +1,434 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpgen/mcpgen/manifest"
+)
+
+// clientInfo is fixed so that a server that varies its answer by client
+// sees the same client on every snapshot.
+var clientInfo = mcp.Implementation{Name: "mcpgen-snapshot", Version: "1"}
+
+// maxPages stops a server that keeps inventing new cursors.
+const maxPages = 10000
+
+// discardLogger keeps transport logs (which can include URLs carrying
+// secrets) out of the user's terminal; every failure is returned instead.
+var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// Capture connects to the server described by src, reads everything it
+// offers and returns it as a manifest. Tool, resource, template and prompt
+// objects are kept byte-for-byte as the server sent them (only tools are
+// filtered, by Options.Include/Exclude). The whole capture is bounded by
+// Options.Timeout, and a stdio server process is always gone when Capture
+// returns. Errors are *Error values naming the server, with every secret in
+// src redacted.
+func Capture(ctx context.Context, src Source, opts Options) (*manifest.Manifest, error) {
+	c := &capture{src: src, opts: opts, red: newRedactor(&src)}
+	m, err := c.run(ctx)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	return m, nil
+}
+
+type capture struct {
+	src  Source
+	opts Options
+	red  *redactor
+	std  *stdioConn
+	tap  *tap
+	ctx  context.Context
+}
+
+func (c *capture) wrap(err error) error {
+	e := &Error{ID: c.src.ID}
+	msg := fmt.Sprintf("server %q: %v", c.src.ID, err)
+	if c.std != nil {
+		if t := c.std.stderr.tail(20); t != "" {
+			e.Stderr = c.red.redact(t)
+			msg += "\nserver stderr (last lines):\n  " + strings.ReplaceAll(e.Stderr, "\n", "\n  ")
+		}
+	}
+	e.msg = c.red.redact(msg)
+	// The cause chain may hold secrets (a URL inside a net/http error), so
+	// only a known kind is kept for errors.Is, never the chain itself.
+	e.Err = errors.New(c.red.redact(err.Error()))
+	for _, k := range []error{ErrTimeout, ErrExited, ErrNotMCP, ErrNoTools, ErrRepeatedCursor, ErrSecretInOutput, ErrInvalidSource, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, k) {
+			e.Err = k
+			break
+		}
+	}
+	return e
+}
+
+func (c *capture) check() error {
+	s := &c.src
+	if s.ID == "" {
+		return fmt.Errorf("%w: empty server id", ErrInvalidSource)
+	}
+	switch s.Transport {
+	case Stdio:
+		if s.Command == "" {
+			return fmt.Errorf("%w: stdio transport without a command", ErrInvalidSource)
+		}
+	case HTTP, SSE:
+		if s.URL == "" {
+			return fmt.Errorf("%w: %s transport without a url", ErrInvalidSource, s.Transport)
+		}
+	default:
+		return fmt.Errorf("%w: unknown transport %q", ErrInvalidSource, s.Transport)
+	}
+	for _, p := range append(append([]string(nil), c.opts.Include...), c.opts.Exclude...) {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("%w: bad tool pattern %q: %v", ErrInvalidSource, p, err)
+		}
+	}
+	return nil
+}
+
+func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	timeout := c.opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, abort := context.WithCancelCause(parent)
+	defer abort(nil)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%s)", ErrTimeout, timeout))
+	defer cancel()
+	c.ctx = ctx
+
+	var inner transport.Interface
+	switch c.src.Transport {
+	case Stdio:
+		std, err := startStdio(&c.src, func(line string) {
+			abort(fmt.Errorf("%w: it wrote a line to stdout that is not JSON-RPC (MCP stdio servers must log to stderr): %q", ErrNotMCP, line))
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.std = std
+		defer std.close()
+		inner = std.tr
+	case HTTP:
+		t, err := transport.NewStreamableHTTP(c.src.URL, transport.WithHTTPHeaders(c.src.Headers), transport.WithHTTPLogger(discardLogger))
+		if err != nil {
+			return nil, err
+		}
+		inner = t
+	case SSE:
+		t, err := transport.NewSSE(c.src.URL, transport.WithHeaders(c.src.Headers), transport.WithSSELogger(discardLogger))
+		if err != nil {
+			return nil, err
+		}
+		inner = t
+	}
+	tr := newTap(inner)
+	c.tap = rawOf(tr)
+	cl := client.NewClient(tr)
+	defer cl.Close()
+
+	if err := cl.Start(ctx); err != nil {
+		return nil, c.fail("connect", err)
+	}
+	init, err := cl.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: clientInfo}})
+	if err != nil {
+		return nil, c.fail("initialize", err)
+	}
+	m := &manifest.Manifest{Format: manifest.FormatVersion, ID: c.src.ID, ProtocolVersion: cl.ProtocolVersion()}
+	if m.ProtocolVersion == "" {
+		m.ProtocolVersion = init.ProtocolVersion
+	}
+	caps, err := c.serverRecord(m, init)
+	if err != nil {
+		return nil, err
+	}
+
+	if caps["tools"] {
+		tools, err := c.list("tools/list", "tools", "name", func(cur mcp.Cursor) error {
+			_, err := cl.ListToolsByPage(ctx, mcp.ListToolsRequest{PaginatedRequest: page(cur)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.Tools = c.filter(tools)
+		if len(m.Tools) == 0 && !c.opts.AllowEmpty {
+			if len(tools) > 0 {
+				return nil, fmt.Errorf("%w left after the include/exclude filters (the server lists %d)", ErrNoTools, len(tools))
+			}
+			return nil, fmt.Errorf("%w: the server lists none (pass --allow-empty to accept that)", ErrNoTools)
+		}
+	} else if !c.opts.AllowEmpty {
+		return nil, fmt.Errorf("%w: the server does not advertise the tools capability (pass --allow-empty to accept that)", ErrNoTools)
+	}
+	if caps["resources"] {
+		m.Resources, err = c.list("resources/list", "resources", "uri", func(cur mcp.Cursor) error {
+			_, err := cl.ListResourcesByPage(ctx, mcp.ListResourcesRequest{PaginatedRequest: page(cur)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.ResourceTemplates, err = c.list("resources/templates/list", "resourceTemplates", "uriTemplate", func(cur mcp.Cursor) error {
+			_, err := cl.ListResourceTemplatesByPage(ctx, mcp.ListResourceTemplatesRequest{PaginatedRequest: page(cur)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if caps["prompts"] {
+		m.Prompts, err = c.list("prompts/list", "prompts", "name", func(cur mcp.Cursor) error {
+			_, err := cl.ListPromptsByPage(ctx, mcp.ListPromptsRequest{PaginatedRequest: page(cur)})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if d := m.Duplicates(); len(d) > 0 {
+		return nil, fmt.Errorf("%w: the server lists %s more than once", ErrNotMCP, strings.Join(d, ", "))
+	}
+	if err := c.refuseSecrets(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func page(cur mcp.Cursor) mcp.PaginatedRequest {
+	return mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: cur}}
+}
+
+// fail explains why a request failed, preferring what is known about the
+// server (garbage on stdout, its exit) over the symptom the client saw.
+func (c *capture) fail(op string, err error) error {
+	cause := context.Cause(c.ctx)
+	if errors.Is(cause, ErrNotMCP) {
+		return cause
+	}
+	if c.std != nil {
+		if gone, how := c.std.exited(); gone {
+			return fmt.Errorf("%w (%s) during %s", ErrExited, how, op)
+		}
+	}
+	if errors.Is(cause, ErrTimeout) {
+		return fmt.Errorf("%s: %w", op, cause)
+	}
+	if cause != nil && c.ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", op, cause)
+	}
+	if errors.Is(err, transport.ErrTransportClosed) && c.std != nil {
+		return fmt.Errorf("%w: it closed its stdout during %s", ErrExited, op)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// serverRecord fills the server's identity from the raw handshake result
+// (server/discover on 2026-07-28 and later, initialize before) and returns
+// which capabilities it advertises.
+func (c *capture) serverRecord(m *manifest.Manifest, init *mcp.InitializeResult) (map[string]bool, error) {
+	var raw struct {
+		ServerInfo   json.RawMessage            `json:"serverInfo"`
+		Capabilities json.RawMessage            `json:"capabilities"`
+		Instructions *string                    `json:"instructions"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
+	}
+	method := "initialize"
+	if mcp.IsModernProtocol(m.ProtocolVersion) {
+		method = string(mcp.MethodServerDiscover)
+	}
+	res, ok := c.tap.result(method)
+	if !ok {
+		return nil, fmt.Errorf("%w: no raw %s result was seen", ErrNotMCP, method)
+	}
+	if err := json.Unmarshal(res, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %s result: %v", ErrNotMCP, method, err)
+	}
+	if raw.ServerInfo == nil {
+		// The modern protocol carries server info in the result's _meta.
+		raw.ServerInfo = raw.Meta[mcp.MetaKeyServerInfo]
+	}
+	if isNull(raw.ServerInfo) {
+		// Nothing on the wire; the client's view is the best record left.
+		b, err := json.Marshal(init.ServerInfo)
+		if err != nil {
+			return nil, err
+		}
+		raw.ServerInfo = b
+	}
+	if !isObject(raw.ServerInfo) {
+		return nil, fmt.Errorf("%w: serverInfo in the %s result is not an object", ErrNotMCP, method)
+	}
+	if isNull(raw.Capabilities) {
+		raw.Capabilities = json.RawMessage("{}")
+	}
+	var caps map[string]json.RawMessage
+	if err := json.Unmarshal(raw.Capabilities, &caps); err != nil {
+		return nil, fmt.Errorf("%w: capabilities in the %s result are not an object", ErrNotMCP, method)
+	}
+	m.ServerInfo = raw.ServerInfo
+	m.Capabilities = raw.Capabilities
+	if raw.Instructions != nil {
+		m.Instructions = *raw.Instructions
+	}
+	has := map[string]bool{}
+	for k, v := range caps {
+		has[k] = !isNull(v)
+	}
+	return has, nil
+}
+
+// list fetches every page of one list method through the client (which adds
+// the per-request metadata the protocol needs) and returns the raw items
+// from the tap. A page the client fails to decode is still used when the
+// server's answer itself was a success: the raw bytes are what count.
+func (c *capture) list(method, member, key string, fetch func(mcp.Cursor) error) ([]manifest.Entry, error) {
+	var out []manifest.Entry
+	seen := map[string]int{"": 0}
+	cursor := ""
+	for n := 1; ; n++ {
+		if n > maxPages {
+			return nil, fmt.Errorf("%w: %s returned more than %d pages", ErrNotMCP, method, maxPages)
+		}
+		err := fetch(mcp.Cursor(cursor))
+		res, ok := c.tap.result(method)
+		if !ok {
+			if err == nil {
+				err = errors.New("no result")
+			}
+			return nil, c.fail(method, err)
+		}
+		var pg map[string]json.RawMessage
+		if err := json.Unmarshal(res, &pg); err != nil {
+			return nil, fmt.Errorf("%w: %s page %d is not a JSON object", ErrNotMCP, method, n)
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(pg[member], &items); err != nil || pg[member] == nil {
+			return nil, fmt.Errorf("%w: %s page %d has no %q array", ErrNotMCP, method, n, member)
+		}
+		for i, it := range items {
+			e, err := manifest.NewEntry(it, key)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s page %d item %d: %v", ErrNotMCP, method, n, i, err)
+			}
+			out = append(out, e)
+		}
+		next := ""
+		if v, ok := pg["nextCursor"]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, &next); err != nil {
+				return nil, fmt.Errorf("%w: %s page %d: nextCursor is not a string", ErrNotMCP, method, n)
+			}
+		}
+		if next == "" {
+			return out, nil
+		}
+		if p, dup := seen[next]; dup {
+			return nil, fmt.Errorf("%w: %s page %d returned cursor %q, already returned by page %d", ErrRepeatedCursor, method, n, next, p)
+		}
+		seen[next] = n
+		cursor = next
+	}
+}
+
+// filter applies Include and Exclude to tool names.
+func (c *capture) filter(tools []manifest.Entry) []manifest.Entry {
+	var out []manifest.Entry
+	for _, t := range tools {
+		if Keep(t.Key, c.opts.Include, c.opts.Exclude) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Keep reports whether a tool named name passes the include and exclude
+// patterns (path.Match globs; an empty include keeps everything).
+func Keep(name string, include, exclude []string) bool {
+	in := len(include) == 0
+	for _, p := range include {
+		if ok, _ := path.Match(p, name); ok {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return false
+	}
+	for _, p := range exclude {
+		if ok, _ := path.Match(p, name); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseSecrets fails when a resolved secret shows up in anything that
+// would be written: a server echoing its token into a description must not
+// put it into a committed file.
+func (c *capture) refuseSecrets(m *manifest.Manifest) error {
+	where := func(what string, b []byte) error {
+		if name, ok := c.red.find(b); ok {
+			return fmt.Errorf("%w: the value of %s appears in %s; refusing to write it to a manifest (if it is not a secret, write it literally in the config instead of as a reference)", ErrSecretInOutput, name, what)
+		}
+		return nil
+	}
+	checks := []struct {
+		what string
+		b    []byte
+	}{
+		{"serverInfo", m.ServerInfo}, {"capabilities", m.Capabilities},
+		{"the instructions", []byte(m.Instructions)}, {"the protocol version", []byte(m.ProtocolVersion)},
+	}
+	for _, l := range []struct {
+		kind string
+		es   []manifest.Entry
+	}{{"tool", m.Tools}, {"resource", m.Resources}, {"resource template", m.ResourceTemplates}, {"prompt", m.Prompts}} {
+		for _, e := range l.es {
+			// The entry key itself may be the secret; name the entry by
+			// position then.
+			checks = append(checks, struct {
+				what string
+				b    []byte
+			}{fmt.Sprintf("%s %q", l.kind, c.red.redact(e.Key)), e.Raw})
+		}
+	}
+	for _, ch := range checks {
+		if err := where(ch.what, ch.b); err != nil {
+			return err
+		}
+	}
+	// Last, the bytes that would be written, in case encoding produced a
+	// form the checks above did not see.
+	b, err := manifest.Encode(m)
+	if err != nil {
+		return err
+	}
+	return where("the manifest", b)
+}
+
+func isNull(b json.RawMessage) bool {
+	t := strings.TrimSpace(string(b))
+	return t == "" || t == "null"
+}
+
+func isObject(b json.RawMessage) bool {
+	t := strings.TrimSpace(string(b))
+	return strings.HasPrefix(t, "{")
+}
