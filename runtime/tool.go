@@ -1,0 +1,312 @@
+package mcpruntime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds each call unless WithTimeout says otherwise. Some
+// transports (stdio in mcp-go) have no timeout of their own, so without it a
+// hung server hangs the caller.
+const DefaultTimeout = 30 * time.Second
+
+// Option configures a Tool.
+type Option func(*toolOptions)
+
+type toolOptions struct {
+	timeout time.Duration
+}
+
+// WithTimeout sets the per-call timeout; 0 disables it (the context alone
+// bounds the call). Negative values are treated as 0.
+func WithTimeout(d time.Duration) Option {
+	return func(o *toolOptions) { o.timeout = max(d, 0) }
+}
+
+// Validator is the constraint on generated Input and Output types: a
+// pointer to T with a generated Validate method returning nil or a
+// *ValidationError.
+type Validator[T any] interface {
+	*T
+	Validate() error
+}
+
+// NoOutput is the Output type of tools that declare no output schema.
+type NoOutput struct{}
+
+// Validate accepts everything: there is no schema to check against.
+func (*NoOutput) Validate() error { return nil }
+
+// Tool is a typed binding for one tool: Call takes the generated Input and
+// returns the generated Output plus everything else the server sent; Invoke
+// is the same tool for a language model (JSON in, text out). A Tool is safe
+// for concurrent use if its Caller is.
+type Tool[I, O any] struct {
+	desc        *Descriptor
+	caller      Caller
+	timeout     time.Duration
+	strict      bool
+	validateIn  func(*I) error
+	validateOut func(*O) error
+}
+
+// NewTool builds a typed tool over c. It never touches the network.
+// Generated factories call it as NewTool[XInput, XOutput](&xDescriptor, c,
+// opts...); the pointer type parameters are inferred.
+func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Caller, opts ...Option) *Tool[I, O] {
+	o := toolOptions{timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Tool[I, O]{
+		desc:        desc,
+		caller:      c,
+		timeout:     o.timeout,
+		strict:      desc.closedInput(),
+		validateIn:  func(in *I) error { return PI(in).Validate() },
+		validateOut: func(out *O) error { return PO(out).Validate() },
+	}
+}
+
+// Descriptor returns the tool's descriptor.
+func (t *Tool[I, O]) Descriptor() *Descriptor { return t.desc }
+
+// Timeout returns the per-call timeout (0: none).
+func (t *Tool[I, O]) Timeout() time.Duration { return t.timeout }
+
+// TypedResult is a successful call's typed output together with everything
+// the server sent (content blocks, raw structuredContent, _meta).
+type TypedResult[O any] struct {
+	// Output is the rehydrated output; the zero value when Source is
+	// FromNothing.
+	Output O
+	Source OutputSource
+	Result
+}
+
+// Call validates in, calls the tool and rehydrates the result. Errors:
+// *ValidationError for invalid input (nothing is sent), *ToolError when the
+// tool reports isError, *OutputError when the output is missing or does not
+// match the schema, *TimeoutError, and the Caller's errors (wrapped).
+func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
+	if err := t.validateIn(&in); err != nil {
+		return nil, t.inputError(err)
+	}
+	args, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
+	}
+	res, err := t.call(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return t.rehydrate(res)
+}
+
+func (t *Tool[I, O]) inputError(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		c := *ve
+		if c.Subject == "" {
+			c.Subject = t.desc.Name + " input"
+		}
+		return &c
+	}
+	return fmt.Errorf("%s input: %w", t.desc.Name, err)
+}
+
+func (t *Tool[I, O]) call(ctx context.Context, args json.RawMessage) (*Result, error) {
+	if t.caller == nil {
+		return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection)", t.desc.Name)
+	}
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t.timeout, &TimeoutError{Tool: t.desc.Name, Timeout: t.timeout})
+		defer cancel()
+	}
+	res, err := t.caller.CallTool(ctx, t.desc.Name, args)
+	if err != nil {
+		var te *TimeoutError
+		if ctx.Err() != nil && errors.As(context.Cause(ctx), &te) {
+			return nil, te
+		}
+		return nil, fmt.Errorf("call tool %q: %w", t.desc.Name, err)
+	}
+	if res == nil {
+		return nil, fmt.Errorf("call tool %q: the connection returned no result", t.desc.Name)
+	}
+	return res, nil
+}
+
+// rehydrate decodes the typed output: structuredContent is the source of
+// truth; without it a text block holding JSON is used when the tool declares
+// an output schema.
+func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
+	if res.IsError {
+		return nil, &ToolError{Tool: t.desc.Name, Message: res.ModelText(), Result: res}
+	}
+	tr := &TypedResult[O]{Result: *res}
+	if !t.desc.HasOutputSchema() {
+		return tr, nil
+	}
+	raw, src := res.StructuredContent, FromStructuredContent
+	if !res.HasStructuredContent() {
+		raw, src = jsonText(res), FromTextContent
+	}
+	if raw == nil {
+		return nil, &OutputError{Tool: t.desc.Name, Result: res, Violations: []Violation{{
+			Message: "no structured output: the tool declares an output schema but sent neither structuredContent nor a JSON text block",
+		}}}
+	}
+	// Decoding is lenient about unknown members: servers add fields over
+	// time, and the raw bytes stay in Result for anyone who needs them.
+	if vs := decodeJSON(raw, &tr.Output, false); len(vs) > 0 {
+		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: vs, Result: res}
+	}
+	if err := t.validateOut(&tr.Output); err != nil {
+		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: violationsOf(err, nil), Result: res}
+	}
+	tr.Source = src
+	return tr, nil
+}
+
+// jsonText returns the first text block that holds a JSON object or array.
+func jsonText(res *Result) json.RawMessage {
+	for _, c := range res.Content {
+		if c.Type != ContentText {
+			continue
+		}
+		b := bytes.TrimSpace([]byte(c.Text))
+		if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
+			return b
+		}
+	}
+	return nil
+}
+
+// ModelResult is what a language model gets back from Invoke.
+type ModelResult struct {
+	// Text is the model-facing text.
+	Text string
+	// IsError marks a failed call (bad arguments, tool error, output not
+	// matching the schema, timeout); agent loops pass it on as the tool
+	// result's error flag.
+	IsError bool
+	// Result is what the server sent; nil when no call was made.
+	Result *Result
+}
+
+// Invoke is the tool for a language model: args are the model's JSON
+// arguments. They are decoded strictly into the Input type (unknown members
+// rejected when the input schema has additionalProperties: false) and
+// validated; every problem goes back to the model as text listing each
+// violation with its JSON Pointer. Tool errors, output-schema mismatches,
+// server-side JSON-RPC errors and the per-call timeout also become
+// model-facing failures. The Go error is only for transport failures,
+// cancellation and a server lacking the tool, which the model cannot fix.
+func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = json.RawMessage("{}") // models often send nothing for no-argument tools
+	}
+	var in I
+	vs := decodeArgs(args, &in, t.strict)
+	if len(vs) == 0 || vs[0].Pointer != "" {
+		// A decoding problem at a member leaves the rest decoded, so
+		// validation still finds the other problems; drop what it says about
+		// members that failed to decode.
+		for _, v := range validationViolations(t.validateIn(&in), nil) {
+			if !coveredBy(v, vs) {
+				vs = append(vs, v)
+			}
+		}
+	}
+	if len(vs) > 0 {
+		return ModelResult{IsError: true, Text: argumentsText(t.desc.Name, vs)}, nil
+	}
+	res, err := t.call(ctx, args)
+	if err != nil {
+		var te *TimeoutError
+		var pe *ProtocolError
+		switch {
+		case errors.As(err, &te):
+			return ModelResult{IsError: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
+		case errors.As(err, &pe) && ctx.Err() == nil:
+			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message}, nil
+		}
+		return ModelResult{}, err
+	}
+	_, err = t.rehydrate(res)
+	var oe *OutputError
+	switch {
+	case err == nil:
+		return ModelResult{Text: res.ModelText(), Result: res}, nil
+	case errors.As(err, &oe):
+		var b strings.Builder
+		b.WriteString("The tool answered, but its output does not match its declared schema, so it was not used")
+		writeViolations(&b, oe.Violations)
+		return ModelResult{IsError: true, Text: b.String(), Result: res}, nil
+	default: // *ToolError: the server's own words
+		return ModelResult{IsError: true, Text: res.ModelText(), Result: res}, nil
+	}
+}
+
+// decodeArgs decodes model arguments, which must be a JSON object.
+func decodeArgs(args []byte, dst any, strict bool) []Violation {
+	if json.Valid(args) && args[0] != '{' {
+		return []Violation{{Message: "arguments must be a JSON object, got " + jsonKind(args[0])}}
+	}
+	return decodeJSON(args, dst, strict)
+}
+
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+func coveredBy(v Violation, by []Violation) bool {
+	for _, b := range by {
+		if v.Pointer == b.Pointer || strings.HasPrefix(v.Pointer, b.Pointer+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// validationViolations flattens a Validate error.
+func validationViolations(err error, data []byte) []Violation {
+	if err == nil {
+		return nil
+	}
+	return violationsOf(err, data)
+}
+
+func argumentsText(tool string, vs []Violation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid arguments for tool %q", tool)
+	if len(vs) > 1 {
+		fmt.Fprintf(&b, " (%d problems)", len(vs))
+	}
+	b.WriteString(":")
+	for _, v := range vs {
+		b.WriteString("\n- ")
+		b.WriteString(v.String())
+	}
+	b.WriteString("\nFix the arguments to match the tool's input schema and call it again.")
+	return b.String()
+}
