@@ -4,6 +4,90 @@
 // Import it as
 //
 //	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+//
+// # The seam
+//
+// Generated code reaches a server through one small interface:
+//
+//	type Caller interface {
+//		CallTool(ctx context.Context, name string, args json.RawMessage) (*Result, error)
+//	}
+//
+// Package github.com/mcpgen/mcpgen/runtime/mcpgo implements it over mcp-go
+// (stdio, streamable HTTP, SSE, in-process) and owns the connection: lazy
+// connect on first call, Close, and a *MissingToolError listing the tools
+// the server does have when it lacks one. Any other client can implement
+// Caller; ParseResult turns the raw JSON of a tools/call result into a
+// *Result. A Caller may also implement ToolLister, which CheckTools uses to
+// verify up front that a server offers every tool a binding declares.
+//
+// A Result is lossless: every content block in order (text, image, audio,
+// resource_link, embedded resource, and unknown kinds, each with its raw
+// JSON), the raw structuredContent and _meta bytes, and isError.
+//
+// # Typed tools
+//
+// For each tool the generator emits a *Descriptor (wire and Go names,
+// title, description, Annotations with the specification's defaults applied,
+// input and output schemas, schema hash), an Input type and, when the tool
+// has an outputSchema, an Output type. Both types have a Validate method
+// returning nil or a *ValidationError; a type that needs strict decoding
+// (unknown members, required members, exact JSON kinds) implements
+// UnmarshalJSON and reports problems as a *ValidationError too. Tools
+// without an output schema use NoOutput. A factory is one line:
+//
+//	func NewGetDeal(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetDealInput, GetDealOutput] {
+//		return mcpruntime.NewTool[GetDealInput, GetDealOutput](&GetDealDescriptor, c, opts...)
+//	}
+//
+// Constructing a Tool never touches the network.
+//
+// Tool.Call validates the input (nothing is sent when it is invalid),
+// calls the tool and rehydrates the output: structuredContent is the source
+// of truth; when it is absent and the tool declares an output schema, the
+// first text block holding JSON is used. The output is decoded into the
+// Output type and validated. The *TypedResult carries the Output, where it
+// came from, and the whole Result. Errors are typed:
+//
+//   - *ValidationError: the input is invalid; nothing was sent.
+//   - *ToolError: the server returned isError; nothing was decoded. It
+//     carries the server's text and the Result.
+//   - *OutputError: output missing or not matching the schema, with JSON
+//     Pointers, the raw bytes and the Result.
+//   - *TimeoutError: the per-call timeout passed (errors.Is
+//     context.DeadlineExceeded).
+//   - *MissingToolError, *ProtocolError (a JSON-RPC error from the server),
+//     and transport or context errors from the Caller, wrapped.
+//
+// Each call is bounded by DefaultTimeout (30 s) unless WithTimeout gives
+// another value; WithTimeout(0) leaves only the context to bound it. The
+// context's cancellation is always honoured.
+//
+// # Language-model calls
+//
+// Tool.Invoke takes a model's JSON arguments and returns a ModelResult: the
+// text for the model and whether the call failed. Arguments are decoded
+// strictly (unknown members are rejected when the input schema's root has
+// additionalProperties: false, or as the type's own UnmarshalJSON decides)
+// and validated; every problem goes back to the model as text listing each
+// violation with its JSON Pointer. Tool errors, output that does not match
+// the schema, JSON-RPC errors from the server and the per-call timeout also
+// become model-facing failures. The Go error is reserved for what the model
+// cannot fix: transport failures, cancellation, a server lacking the tool.
+//
+// The model-facing text of a result is its structuredContent as compact
+// JSON when present, otherwise its text blocks joined with newlines, with a
+// one-line placeholder per non-text block (Result.ModelText).
+//
+// A Toolset is a least-privilege set of tools for an agent: built from the
+// chosen tools, dispatching a model's calls by wire name, and offering no
+// way to reach the connection behind them. A name outside the set is a
+// model-facing failure that lists the tools available.
+//
+// # Versioning
+//
+// Generated code references SupportPackageIsVersion1, so a generator and a
+// runtime that disagree on this contract fail to compile.
 package mcpruntime
 
 // SupportPackageIsVersion1 is referenced by generated code. A generator that

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -26,11 +27,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if crmBuild.path != "" {
+		_ = os.RemoveAll(filepath.Dir(crmBuild.path))
+	}
+	os.Exit(code)
 }
 
 const (
-	weatherIn = `{"type":"object","properties":{"city":{"type":"string","enum":["Oslo","Lima"]}},"required":["city"],"additionalProperties":false}`
+	weatherIn  = `{"type":"object","properties":{"city":{"type":"string","enum":["Oslo","Lima"]}},"required":["city"],"additionalProperties":false}`
 	weatherOut = `{"type":"object","properties":{"temperature":{"type":"number"},"conditions":{"type":"string","minLength":1}},"required":["temperature","conditions"],"additionalProperties":false}`
 	emptyIn    = `{"type":"object","properties":{}}`
 )

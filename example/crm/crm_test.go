@@ -1,0 +1,78 @@
+package crm_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpgen/mcpgen/example/crm"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+)
+
+func call(t *testing.T, c *mcpgo.Conn, name, args string) *mcpruntime.Result {
+	t.Helper()
+	r, err := c.CallTool(context.Background(), name, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return r
+}
+
+func TestSendEmailRecordsToOutbox(t *testing.T) {
+	db := crm.New()
+	c := mcpgo.InProcess(db.Server())
+	defer c.Close()
+
+	r := call(t, c, "send_email", `{"caller_token":"tok-alice","contact_id":"C-1002","subject":"Hi","body":"Checking in."}`)
+	if r.IsError || string(r.StructuredContent) != `{"message_id":"msg-0001","to":"grace@compilers.example","status":"queued"}` {
+		t.Fatalf("send_email = %+v (%s)", r, r.StructuredContent)
+	}
+	want := []crm.Email{{ID: "msg-0001", From: "alice", To: "grace@compilers.example", Subject: "Hi", Body: "Checking in."}}
+	if got := db.Outbox(); len(got) != 1 || got[0] != want[0] {
+		t.Errorf("outbox = %+v", got)
+	}
+
+	// A bad token is refused without being echoed.
+	r = call(t, c, "send_email", `{"caller_token":"tok-mallory","contact_id":"C-1002","subject":"Hi","body":"x"}`)
+	if !r.IsError || strings.Contains(r.Text(), "mallory") || len(db.Outbox()) != 1 {
+		t.Errorf("bad token: %+v", r)
+	}
+	// Closed schemas: unknown arguments are refused by the server too.
+	r = call(t, c, "get_contact", `{"contact_id":"C-1001","verbose":true}`)
+	if !r.IsError || r.Text() != `unknown argument "verbose"` {
+		t.Errorf("unknown argument: %q", r.Text())
+	}
+}
+
+func TestListingIsDeterministic(t *testing.T) {
+	list := func() string {
+		c := mcpgo.InProcess(crm.NewServer())
+		defer c.Close()
+		cli, err := c.Client(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools, err := cli.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(tools.Tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, b := list(), list()
+	if a != b {
+		t.Error("two listings differ")
+	}
+	for _, name := range []string{"get_contact", "get_deal", "search_deals", "update_deal", "send_email", "pipeline_chart", "export_contacts"} {
+		if !strings.Contains(a, `"name":"`+name+`"`) {
+			t.Errorf("tool %s not listed", name)
+		}
+	}
+}
