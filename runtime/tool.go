@@ -163,8 +163,9 @@ func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
 			Message: "no structured output: the tool declares an output schema but sent neither structuredContent nor a JSON text block",
 		}}}
 	}
-	// Decoding is lenient about unknown members: servers add fields over
-	// time, and the raw bytes stay in Result for anyone who needs them.
+	// encoding/json itself is lenient about unknown members here (servers
+	// add fields over time; the raw bytes stay in Result); an Output type
+	// with its own UnmarshalJSON may be stricter, as its schema says.
 	if vs := decodeJSON(raw, &tr.Output, false); len(vs) > 0 {
 		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: vs, Result: res}
 	}
