@@ -59,7 +59,7 @@ func (c *capture) wrap(err error) error {
 	if c.std != nil {
 		if t := c.std.stderr.tail(20); t != "" {
 			e.Stderr = c.red.redact(t)
-			msg += "\nserver stderr (last lines):\n  " + strings.ReplaceAll(e.Stderr, "\n", "\n  ")
+			msg += "\n  server stderr (last lines):\n    " + strings.ReplaceAll(e.Stderr, "\n", "\n    ")
 		}
 	}
 	e.msg = c.red.redact(msg)
