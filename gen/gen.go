@@ -1,0 +1,319 @@
+// Package gen turns the tool schemas of MCP servers into Go types with
+// generated strict decoders and validators.
+//
+// The pipeline is load → IR → names → emit → format, each stage a pure
+// function: manifest.Parse reads each input (an mcpgen manifest, a raw
+// tools/list result or a single Tool object), ir.Build normalises every
+// input and output schema, names.Assign gives the whole sorted set its Go
+// names in one pass, and emit renders one file per input with jennifer,
+// which formats it. Generate returns the files and never writes.
+//
+// Generated code imports only the standard library and
+// github.com/mcpgen/mcpgen/runtime (as mcpruntime).
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/gen/internal/emit"
+	"github.com/mcpgen/mcpgen/gen/internal/ident"
+	"github.com/mcpgen/mcpgen/gen/internal/ir"
+	"github.com/mcpgen/mcpgen/gen/internal/names"
+	"github.com/mcpgen/mcpgen/manifest"
+)
+
+// RuntimePath is the import path of the package generated code uses.
+const RuntimePath = emit.RuntimePath
+
+// Input is one input file.
+type Input struct {
+	// Name is the input's slash-separated path as the user should see it; it
+	// is written in the generated header and in error positions, and its base
+	// names the output file (crm.json → crm.mcp.go).
+	Name string
+	Data []byte
+}
+
+// ToolOverride replaces a tool's schemas (raw JSON); a nil member keeps the
+// server's.
+type ToolOverride struct {
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+}
+
+// Config says what to generate.
+type Config struct {
+	// Package is the Go package name of the output.
+	Package string
+	// Inputs, usually one manifest per package.
+	Inputs []Input
+	// Renames maps a wire tool name to the name used for Go naming (to drop
+	// a gateway prefix, or to resolve a collision).
+	Renames map[string]string
+	// Overrides maps a wire tool name to replacement schemas.
+	Overrides map[string]ToolOverride
+	// GoNames pins Go identifiers: the key is "<tool>#<JSON Pointer within the
+	// tool object>", e.g. "create_issue#/inputSchema/properties/user_id"
+	// (the field; types nested in it are named after it),
+	// "create_issue#/inputSchema/$defs/User" (a type), or
+	// ".../enum/2" (a constant). The x-go-name keyword in a schema does the
+	// same. Pins resolve name collisions.
+	GoNames map[string]string
+	// StripArgs maps a wire tool name to argument names removed from its
+	// Input type (arguments supplied by other means).
+	StripArgs map[string][]string
+}
+
+type srcInput struct {
+	in     Input
+	file   *manifest.File
+	out    string
+	roots  []*ir.Root
+	schema []*ir.Schema
+}
+
+// Generate returns the generated files by name. On failure the error joins
+// every problem found, each a *manifest.Error printing as
+// "file:line:col: /json/pointer: message", sorted by position.
+func Generate(cfg Config) (map[string][]byte, error) {
+	p, err := plan(cfg)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	var errs []error
+	for _, s := range p.inputs {
+		seen := map[*ir.Type]bool{}
+		var types []*ir.Type
+		for _, r := range s.roots {
+			types = append(types, ir.Named(r.Type, seen)...)
+		}
+		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
+			continue
+		}
+		files[s.out] = src
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return files, nil
+}
+
+type planned struct {
+	inputs []*srcInput
+	roots  []*ir.Root
+}
+
+// plan runs load → IR → names and returns the named IR.
+func plan(cfg Config) (*planned, error) {
+	if !ident.ValidPackage(cfg.Package) {
+		return nil, fmt.Errorf("mcpgen: package name %q is not a valid Go package name", cfg.Package)
+	}
+	if len(cfg.Inputs) == 0 {
+		return nil, errors.New("mcpgen: no inputs")
+	}
+	var errs []error
+	ins := slices.Clone(cfg.Inputs)
+	slices.SortFunc(ins, func(a, b Input) int { return strings.Compare(a.Name, b.Name) })
+	var srcs []*srcInput
+	outs := map[string]string{}
+	index := map[*ir.Schema]*manifest.File{}
+	overrideIx := map[*ir.Schema]*manifest.Index{}
+	var schemas []*ir.Schema
+	for _, in := range ins {
+		base := path.Base(strings.ReplaceAll(in.Name, "\\", "/"))
+		if i := strings.LastIndexByte(base, '.'); i > 0 {
+			base = base[:i]
+		}
+		out := base + ".mcp.go"
+		if prev, dup := outs[out]; dup {
+			errs = append(errs, fmt.Errorf("mcpgen: inputs %s and %s would both generate %s; rename one", prev, in.Name, out))
+			continue
+		}
+		outs[out] = in.Name
+		f, err := manifest.Parse(in.Name, in.Data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s := &srcInput{in: in, file: f, out: out}
+		srcs = append(srcs, s)
+		for _, e := range f.Manifest.Tools {
+			var tool map[string]json.RawMessage
+			_ = json.Unmarshal(e.Raw, &tool) // NewEntry checked it is an object
+			bare := e.Key
+			if r, ok := cfg.Renames[e.Key]; ok {
+				bare = r
+			}
+			for _, role := range []string{"Input", "Output"} {
+				member := "inputSchema"
+				if role == "Output" {
+					member = "outputSchema"
+				}
+				data := tool[member]
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member)}
+				if ov, ok := cfg.Overrides[e.Key]; ok {
+					o := ov.InputSchema
+					if role == "Output" {
+						o = ov.OutputSchema
+					}
+					if o != nil {
+						data = o
+						sc.File = fmt.Sprintf("overrides[%s].%s", e.Key, member)
+						sc.Base = ""
+						if ix, err := manifest.NewIndex(o); err == nil {
+							overrideIx[sc] = ix
+						}
+					}
+				}
+				if data == nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+					if role == "Input" {
+						// The spec requires inputSchema; a tool without one takes no
+						// arguments, which an empty object models.
+						data = json.RawMessage(`{"type":"object"}`)
+					} else {
+						continue
+					}
+				}
+				if role == "Input" {
+					sc.Strip = cfg.StripArgs[e.Key]
+				}
+				sc.Data = data
+				index[sc] = f
+				schemas = append(schemas, sc)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, sortErrors(errs)
+	}
+	// Tools sorted by name, input before output, so the output does not
+	// depend on the order the server listed them in.
+	sort.SliceStable(schemas, func(i, j int) bool {
+		a, b := schemas[i], schemas[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Role < b.Role
+	})
+	roots, bErrs := ir.Build(schemas)
+	pos := func(l ir.Loc, msg string) error {
+		if ix, ok := overrideIx[l.Schema]; ok {
+			return ix.Errorf(l.Schema.File, l.Pointer, "%s", msg)
+		}
+		if f, ok := index[l.Schema]; ok {
+			return f.Errorf(l.Schema.Base+l.Pointer, "%s", msg)
+		}
+		return fmt.Errorf("mcpgen: %s: %s", l.Where(), msg)
+	}
+	for _, e := range bErrs {
+		errs = append(errs, pos(e.Loc, fmt.Sprintf("tool %q %s schema: %s", e.Loc.Schema.Tool, strings.ToLower(e.Loc.Schema.Role), e.Msg)))
+	}
+	seen := map[*ir.Type]bool{}
+	var types []*ir.Type
+	for _, r := range roots {
+		types = append(types, ir.Named(r.Type, seen)...)
+	}
+	ir.Finish(types)
+	for _, pr := range names.Assign(roots, types) {
+		errs = append(errs, pos(pr.Loc, pr.Msg))
+	}
+	for _, g := range unusedPins(cfg.GoNames, schemas) {
+		errs = append(errs, fmt.Errorf("mcpgen: goNames key %q names no tool", g))
+	}
+	if len(errs) > 0 {
+		return nil, sortErrors(errs)
+	}
+	bySchema := map[*ir.Schema]*srcInput{}
+	for _, s := range srcs {
+		for _, sc := range schemas {
+			if index[sc] == s.file {
+				bySchema[sc] = s
+			}
+		}
+	}
+	for _, r := range roots {
+		s := bySchema[r.Schema]
+		s.roots = append(s.roots, r)
+	}
+	return &planned{inputs: srcs, roots: roots}, nil
+}
+
+func pinsFor(goNames map[string]string, tool, member string) map[string]string {
+	out := map[string]string{}
+	for k, v := range goNames {
+		t, ptr, ok := strings.Cut(k, "#")
+		if !ok || t != tool {
+			continue
+		}
+		if ptr == member {
+			out[""] = v
+		} else if rest, ok := strings.CutPrefix(ptr, member+"/"); ok {
+			out["/"+rest] = v
+		}
+	}
+	return out
+}
+
+func unusedPins(goNames map[string]string, schemas []*ir.Schema) []string {
+	tools := map[string]bool{}
+	for _, s := range schemas {
+		tools[s.Tool] = true
+	}
+	var out []string
+	for k := range goNames {
+		t, _, ok := strings.Cut(k, "#")
+		if !ok || !tools[t] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sortErrors orders positioned errors by file, line and column (then
+// message) and joins them.
+func sortErrors(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else {
+			flat = append(flat, e)
+		}
+	}
+	key := func(e error) (string, int, int, string) {
+		var me *manifest.Error
+		if errors.As(e, &me) {
+			return me.File, me.Line, me.Col, e.Error()
+		}
+		return "", 0, 0, e.Error()
+	}
+	slices.SortStableFunc(flat, func(a, b error) int {
+		fa, la, ca, sa := key(a)
+		fb, lb, cb, sb := key(b)
+		switch {
+		case fa != fb:
+			return strings.Compare(fa, fb)
+		case la != lb:
+			return la - lb
+		case ca != cb:
+			return ca - cb
+		}
+		return strings.Compare(sa, sb)
+	})
+	flat = slices.CompactFunc(flat, func(a, b error) bool { return a.Error() == b.Error() })
+	return errors.Join(flat...)
+}

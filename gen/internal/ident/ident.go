@@ -1,0 +1,113 @@
+// Package ident turns JSON names (tool names, property names, enum values)
+// into exported Go identifiers.
+package ident
+
+import (
+	"go/token"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// initialisms are written in upper case, as Go style asks (userId → UserID).
+var initialisms = map[string]bool{
+	"ACL": true, "API": true, "ASCII": true, "CPU": true, "CSS": true, "CSV": true, "DNS": true, "EOF": true,
+	"GUID": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true, "IP": true, "JSON": true, "JWT": true,
+	"LHS": true, "MCP": true, "QPS": true, "RAM": true, "RHS": true, "RPC": true, "SHA": true, "SLA": true,
+	"SMTP": true, "SQL": true, "SSH": true, "SSO": true, "TCP": true, "TLS": true, "TTL": true, "UDP": true,
+	"UI": true, "UID": true, "URI": true, "URL": true, "UTF8": true, "UUID": true, "VM": true, "XML": true,
+	"XMPP": true, "XSRF": true, "XSS": true, "YAML": true,
+}
+
+// Words splits s into words: runs of letters and digits, broken further
+// where a lower-case letter or digit is followed by an upper-case one
+// ("userId") and before the last capital of a capital run that a lower-case
+// letter follows ("HTTPServer"). Everything else separates words.
+func Words(s string) []string {
+	var words []string
+	rs := []rune(s)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, string(rs[start:end]))
+		}
+		start = -1
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			flush(i)
+			start = i
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-1 > start && unicode.IsUpper(rs[i-2]):
+			flush(i - 1)
+			start = i - 1
+		}
+	}
+	flush(len(rs))
+	return words
+}
+
+// word capitalises one word, upper-casing initialisms (also plural: IDs).
+func word(w string) string {
+	up := strings.ToUpper(w)
+	if initialisms[up] {
+		return up
+	}
+	if n := len(up); n > 2 && strings.HasSuffix(w, "s") && initialisms[up[:n-1]] {
+		return up[:n-1] + "s"
+	}
+	r, size := utf8.DecodeRuneInString(w)
+	return string(unicode.ToTitle(r)) + strings.ToLower(w[size:])
+}
+
+// Ident returns the exported Go identifier for s, or "" when s has no
+// letters or digits. A result that would not start with an upper-case
+// letter (a digit, or a letter without case) gets an X in front.
+func Ident(s string) string {
+	var b strings.Builder
+	for _, w := range Words(s) {
+		b.WriteString(word(w))
+	}
+	id := b.String()
+	if id == "" {
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(id); !unicode.IsUpper(r) {
+		id = "X" + id
+	}
+	return id
+}
+
+// Valid reports whether s is an exported Go identifier (for pinned names).
+func Valid(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if i == 0 && !unicode.IsUpper(r) {
+			return false
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidPackage reports whether s can be a Go package name: an identifier
+// that is not a keyword or the blank identifier.
+func ValidPackage(s string) bool {
+	if s == "" || s == "_" || token.IsKeyword(s) || !token.IsIdentifier(s) {
+		return false
+	}
+	return true
+}

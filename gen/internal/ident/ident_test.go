@@ -1,0 +1,39 @@
+package ident
+
+import "testing"
+
+func TestIdent(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"user_id", "UserID"},
+		{"userId", "UserID"},
+		{"UserID", "UserID"},
+		{"API-get-user", "APIGetUser"},
+		{"ns.tool/v2", "NsToolV2"},
+		{"get-resource-links", "GetResourceLinks"},
+		{"HTTPServer", "HTTPServer"},
+		{"XMLHttpRequest", "XMLHTTPRequest"},
+		{"2fa_code", "X2faCode"},
+		{"type", "Type"},
+		{"json", "JSON"},
+		{"mcpruntime", "Mcpruntime"},
+		{"ids", "IDs"},
+		{"urls", "URLs"},
+		{"é_clair", "ÉClair"},
+		{"日本", "X日本"},
+		{"", ""},
+		{"  ", ""},
+		{"a b", "AB"},
+		{"oauth2Token", "Oauth2Token"},
+		{"FOO_BAR", "FooBar"},
+	} {
+		if got := Ident(c.in); got != c.want {
+			t.Errorf("Ident(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestValid(t *testing.T) {
+	if !Valid("Foo_1") || Valid("foo") || Valid("") || Valid("A-b") {
+		t.Fatal("Valid")
+	}
+}

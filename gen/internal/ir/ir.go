@@ -1,0 +1,208 @@
+// Package ir is mcpgen's intermediate representation of tool schemas: JSON
+// Schema normalised into Go-shaped data (kinds, fields, variants, JSON
+// Pointers). It is plain data plus the pure function Build; it knows nothing
+// of Go syntax, files or jennifer. Go names are filled in later by package
+// names.
+package ir
+
+import (
+	"math/big"
+)
+
+// Kind is what a Type is in Go terms.
+type Kind int
+
+const (
+	// Raw is any JSON value, kept as json.RawMessage. RawReason says why.
+	Raw Kind = iota
+	String
+	Integer
+	Number
+	Boolean
+	// Null is only a union variant (a root output that may be null).
+	Null
+	Array
+	Map
+	Struct
+	Enum
+	Union
+)
+
+func (k Kind) String() string {
+	return [...]string{"raw", "string", "integer", "number", "boolean", "null", "array", "map", "struct", "enum", "union"}[k]
+}
+
+// Loc is where a type or field comes from.
+type Loc struct {
+	// Schema is the document the pointer is relative to.
+	Schema *Schema
+	// Pointer is a JSON Pointer into the schema document.
+	Pointer string
+}
+
+// Where renders the location as "file:/pointer/in/file" for messages.
+func (l Loc) Where() string {
+	if l.Schema == nil {
+		return l.Pointer
+	}
+	return l.Schema.File + ":" + l.Schema.Base + l.Pointer
+}
+
+// Type is one Go type to emit or refer to.
+type Type struct {
+	Kind Kind
+	Loc  Loc
+
+	// Named types get a declaration; the rest are written in place.
+	Named bool
+	// Naming: the Go name is Parent's name + Segment, or Pinned, or (for a
+	// $defs entry) DefName when that is unique. Set by Build, resolved by
+	// package names into GoName.
+	Parent  *Type
+	Segment string
+	Pinned  string
+	DefName string
+	GoName  string
+	// Root marks a tool's Input or Output type.
+	Root *Root
+
+	Title       string
+	Description string
+	Format      string
+	Deprecated  bool
+	// Notes are extra documentation lines (defaults, unsupported keywords).
+	Notes []string
+
+	// IntType is the Go integer type for Integer ("int64", "int32", ...).
+	IntType string
+	// Elem is the element type of Array and the value type of Map.
+	Elem         *Type
+	ElemNullable bool
+
+	// Struct members in schema order.
+	Fields []*Field
+	// Extra is the type of undeclared members of a Struct, kept in an
+	// AdditionalProperties map; nil when the object is closed.
+	Extra         *Type
+	ExtraNullable bool
+	Closed        bool
+
+	// Enum values (Kind Enum); Base is String, Integer or Number.
+	Base   Kind
+	Values []*EnumValue
+
+	// Union.
+	Variants []*Variant
+	OneOf    bool
+	// Discriminator is the member whose const value picks an object
+	// variant; "" when variants are told apart otherwise.
+	Discriminator string
+
+	RawReason string
+
+	C Constraints
+}
+
+// Field is a member of a Struct.
+type Field struct {
+	JSONName string
+	GoName   string
+	Pinned   string
+	Type     *Type
+	Required bool
+	// Nullable: null is allowed (mcpruntime.Nullable).
+	Nullable bool
+	// Indirect: the field must be a pointer to break a recursive type.
+	Indirect bool
+	// Fixed is the canonical JSON of a required const member: it has no Go
+	// field and is always sent. FixedJSON is its literal text.
+	Fixed, FixedJSON string
+	Description      string
+	Default          string // JSON text of "default", or ""
+	Loc              Loc
+}
+
+// EnumValue is one enum constant.
+type EnumValue struct {
+	JSON      string // literal JSON text
+	Canonical string
+	Str       string // for string enums
+	Segment   string // proposed constant suffix; "" when none is usable
+	Pinned    string
+	GoName    string
+	Doc       string
+	Loc       Loc
+}
+
+// Variant is one alternative of a Union.
+type Variant struct {
+	Segment  string
+	GoName   string // accessor suffix
+	Type     *Type
+	JSONKind string // object, array, string, number, boolean, null
+	Disc     string // canonical const value of the discriminator
+	Unique   string // required member unique to this variant
+	Loc      Loc
+}
+
+// Num is a numeric bound as written in the schema.
+type Num struct {
+	Text string
+	Rat  *big.Rat
+}
+
+// Pattern is a regular expression constraint.
+type Pattern struct {
+	Source string // as written (ECMA-262)
+	Go     string // translated for Go's regexp; "" when it cannot be
+	Reason string // why it cannot be checked
+}
+
+// Constraints are the validation keywords that generated Validate checks.
+type Constraints struct {
+	MinLength, MaxLength         *int64
+	Patterns                     []Pattern
+	Minimum, Maximum             *Num
+	ExclusiveMin, ExclusiveMax   *Num
+	MultipleOf                   *Num
+	MinItems, MaxItems           *int64
+	UniqueItems                  bool
+	MinProperties, MaxProperties *int64
+	// Const is the canonical JSON of a const value; ConstJSON its text.
+	Const, ConstJSON string
+	HasConst         bool
+	// Enum lists canonical JSON values when the type is not an Enum kind
+	// (mixed or boolean enums); EnumJSON the texts.
+	Enum, EnumJSON []string
+}
+
+// Empty reports whether there is nothing to check.
+func (c *Constraints) Empty() bool {
+	return c.MinLength == nil && c.MaxLength == nil && len(c.Patterns) == 0 && c.Minimum == nil &&
+		c.Maximum == nil && c.ExclusiveMin == nil && c.ExclusiveMax == nil && c.MultipleOf == nil &&
+		c.MinItems == nil && c.MaxItems == nil && !c.UniqueItems && c.MinProperties == nil &&
+		c.MaxProperties == nil && !c.HasConst && c.Enum == nil
+}
+
+// Schema is one JSON Schema document to build: a tool's input or output
+// schema.
+type Schema struct {
+	Tool string // wire name
+	Bare string // name used for Go naming (after renames)
+	Role string // "Input" or "Output"
+	Data []byte
+	// File and Base position errors: Base is the schema's JSON Pointer in
+	// File.
+	File string
+	Base string
+	// Pins maps JSON Pointers within this schema to pinned Go names.
+	Pins map[string]string
+	// Strip lists properties removed from the root object.
+	Strip []string
+}
+
+// Root is a built schema: the tool's Input or Output type.
+type Root struct {
+	Schema *Schema
+	Type   *Type
+}

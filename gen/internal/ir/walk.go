@@ -1,0 +1,28 @@
+package ir
+
+// Named returns the named types reachable from root in a fixed order: the
+// root, then depth-first through fields, elements, extras and variants in
+// schema order. seen is shared across calls so a type is listed once.
+func Named(root *Type, seen map[*Type]bool) []*Type {
+	var out []*Type
+	var walk func(t *Type)
+	walk = func(t *Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		if t.Named {
+			out = append(out, t)
+		}
+		for _, f := range t.Fields {
+			walk(f.Type)
+		}
+		walk(t.Elem)
+		walk(t.Extra)
+		for _, v := range t.Variants {
+			walk(v.Type)
+		}
+	}
+	walk(root)
+	return out
+}

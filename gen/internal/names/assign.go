@@ -1,0 +1,100 @@
+package names
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/mcpgen/mcpgen/gen/internal/ir"
+)
+
+// Reserved are the method names generated types carry; a field with one of
+// these names gets a trailing underscore (a fixed rule, not order-dependent).
+var Reserved = []string{"Validate", "MarshalJSON", "UnmarshalJSON"}
+
+// ExtraField is the name of the field that keeps undeclared members.
+const ExtraField = "AdditionalProperties"
+
+// Problem is a naming error at a place in a schema.
+type Problem struct {
+	Loc ir.Loc
+	Msg string
+}
+
+// Assign gives every named type, enum constant, field and union variant in
+// types (all named types of one package, from ir.Named) its Go name, and
+// returns every collision. Names are computed from the schema structure
+// alone, so the order of types does not matter; collisions are found by
+// sorting the whole set.
+func Assign(roots []*ir.Root, types []*ir.Type) []Problem {
+	defs := map[string]int{}
+	for _, t := range types {
+		if t.DefName != "" {
+			defs[t.DefName]++
+		}
+	}
+	var name func(t *ir.Type, depth int) string
+	name = func(t *ir.Type, depth int) string {
+		if t.GoName != "" {
+			return t.GoName
+		}
+		switch {
+		case t.Pinned != "":
+			t.GoName = t.Pinned
+		case t.DefName != "" && defs[t.DefName] == 1:
+			t.GoName = t.DefName
+		case t.Parent != nil && depth < 200:
+			t.GoName = name(t.Parent, depth+1) + t.Segment
+		default:
+			t.GoName = t.Segment
+		}
+		return t.GoName
+	}
+	var decls []Decl
+	var probs []Problem
+	for _, t := range types {
+		decls = append(decls, Decl{Name: name(t, 0), Where: t.Loc.Where(), Pos: t.Loc})
+	}
+	for _, r := range roots {
+		decls = append(decls, Decl{Name: "Decode" + r.Type.GoName, Where: r.Type.Loc.Where() + " (decoder)", Pos: r.Type.Loc})
+	}
+	for _, t := range types {
+		for _, ev := range t.Values {
+			ev.GoName = t.GoName + ev.Segment
+			if ev.Pinned != "" {
+				ev.GoName = ev.Pinned
+			}
+			decls = append(decls, Decl{Name: ev.GoName, Where: ev.Loc.Where(), Pos: ev.Loc})
+		}
+		for _, v := range t.Variants {
+			v.GoName = v.Segment
+		}
+		fields := map[string]*ir.Field{}
+		if t.Kind == ir.Struct && t.Extra != nil {
+			fields[ExtraField] = nil
+		}
+		for _, f := range t.Fields {
+			if f.Fixed != "" {
+				continue
+			}
+			if slices.Contains(Reserved, f.GoName) {
+				f.GoName += "_"
+			}
+			if other, dup := fields[f.GoName]; dup {
+				where := "the field that keeps undeclared members"
+				if other != nil {
+					where = other.Loc.Where()
+				}
+				probs = append(probs, Problem{Loc: f.Loc, Msg: "property " + quote(f.JSONName) + " has Go name " + f.GoName +
+					", as does " + where + "; pin a different name for one of them (config goNames or x-go-name)"})
+				continue
+			}
+			fields[f.GoName] = f
+		}
+	}
+	for _, c := range Check(decls) {
+		probs = append(probs, Problem{Loc: c.B.Pos.(ir.Loc), Msg: c.Message()})
+	}
+	return probs
+}
+
+func quote(s string) string { return strconv.Quote(s) }

@@ -1,0 +1,336 @@
+package mcpruntime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"slices"
+	"strconv"
+)
+
+// The helpers in this file are called by code that mcpgen generates to
+// decode JSON strictly and report every structural problem (wrong JSON type,
+// null where null is not allowed, missing required member, unknown member of
+// a closed object) as a Violation with a JSON Pointer. They take the place of
+// encoding/json's first-error-wins behaviour and its case-insensitive member
+// matching.
+
+// DecodeFunc decodes raw into dst, recording problems at ptr in vs.
+type DecodeFunc[T any] func(raw json.RawMessage, dst *T, ptr string, vs *Violations)
+
+// JSONKind returns the JSON type of the value in data: "object", "array",
+// "string", "number", "boolean" or "null", or "" when data does not start a
+// JSON value. It looks at the first byte only.
+func JSONKind(data []byte) string {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return ""
+	}
+	switch c := data[0]; {
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == '"':
+		return "string"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "number"
+	}
+	return ""
+}
+
+func isNull(raw []byte) bool { return JSONKind(raw) == "null" }
+
+func wrongKind(vs *Violations, ptr, want string, raw []byte) {
+	got := JSONKind(raw)
+	if got == "" {
+		vs.Add(ptr, "invalid JSON")
+		return
+	}
+	vs.Add(ptr, "expected "+want+", found "+got)
+}
+
+// DecodeString decodes a JSON string.
+func DecodeString[T ~string](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if JSONKind(raw) != "string" {
+		wrongKind(vs, ptr, "string", raw)
+		return
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		vs.Add(ptr, "invalid JSON string")
+		return
+	}
+	*dst = T(s)
+}
+
+// DecodeBool decodes a JSON boolean.
+func DecodeBool[T ~bool](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if JSONKind(raw) != "boolean" {
+		wrongKind(vs, ptr, "boolean", raw)
+		return
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		vs.Add(ptr, "invalid JSON boolean")
+		return
+	}
+	*dst = T(b)
+}
+
+// DecodeNumber decodes a JSON number into a float type.
+func DecodeNumber[T ~float64 | ~float32](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if JSONKind(raw) != "number" {
+		wrongKind(vs, ptr, "number", raw)
+		return
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil {
+		vs.Add(ptr, "number out of range")
+		return
+	}
+	*dst = T(f)
+}
+
+// DecodeInteger decodes a JSON number that is an integer into T. As in JSON
+// Schema, 1.0 and 1e2 are integers; a fraction or a value that does not fit
+// in T is a violation.
+func DecodeInteger[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if JSONKind(raw) != "number" {
+		wrongKind(vs, ptr, "integer", raw)
+		return
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		vs.Add(ptr, "invalid JSON number")
+		return
+	}
+	r, ok := new(big.Rat).SetString(n.String())
+	if !ok || !r.IsInt() {
+		vs.Add(ptr, "expected integer, found "+n.String())
+		return
+	}
+	// Convert and convert back: a value that does not survive, or whose
+	// sign flips, does not fit in T.
+	switch i := r.Num(); {
+	case i.IsInt64():
+		x := i.Int64()
+		if v := T(x); int64(v) == x && (v < 0) == (x < 0) {
+			*dst = v
+			return
+		}
+	case i.IsUint64():
+		x := i.Uint64()
+		if v := T(x); uint64(v) == x && v > 0 {
+			*dst = v
+			return
+		}
+	}
+	vs.Add(ptr, "integer "+n.String()+" out of range")
+}
+
+// DecodeRaw keeps any JSON value, null included, as raw bytes.
+func DecodeRaw(raw json.RawMessage, dst *json.RawMessage, ptr string, vs *Violations) {
+	if JSONKind(raw) == "" || !json.Valid(raw) {
+		vs.Add(ptr, "invalid JSON")
+		return
+	}
+	*dst = append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+}
+
+// Decode decodes a non-null value with encoding/json, which calls the
+// generated UnmarshalJSON of T; the violations it reports are merged under
+// ptr.
+func Decode[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if isNull(raw) {
+		vs.Add(ptr, "unexpected null")
+		return
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			vs.Add(ptr, "invalid JSON")
+			return
+		}
+		vs.Merge(ptr, err)
+	}
+}
+
+// SliceOf decodes a JSON array element by element with elem. The result is
+// never nil, so an empty array survives a round trip.
+func SliceOf[T any](elem DecodeFunc[T]) DecodeFunc[[]T] {
+	return func(raw json.RawMessage, dst *[]T, ptr string, vs *Violations) {
+		if JSONKind(raw) != "array" {
+			wrongKind(vs, ptr, "array", raw)
+			return
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			vs.Add(ptr, "invalid JSON array")
+			return
+		}
+		out := make([]T, len(items))
+		for i, it := range items {
+			elem(it, &out[i], IndexPointer(ptr, i), vs)
+		}
+		*dst = out
+	}
+}
+
+// MapOf decodes a JSON object member by member with elem. The result is
+// never nil.
+func MapOf[T any](elem DecodeFunc[T]) DecodeFunc[map[string]T] {
+	return func(raw json.RawMessage, dst *map[string]T, ptr string, vs *Violations) {
+		members, ok := DecodeObject(raw, ptr, vs)
+		if !ok {
+			return
+		}
+		out := make(map[string]T, len(members))
+		for _, k := range SortedKeys(members) {
+			var v T
+			elem(members[k], &v, KeyPointer(ptr, k), vs)
+			out[k] = v
+		}
+		*dst = out
+	}
+}
+
+// PointerTo decodes into a newly allocated T (optional members).
+func PointerTo[T any](elem DecodeFunc[T]) DecodeFunc[*T] {
+	return func(raw json.RawMessage, dst **T, ptr string, vs *Violations) {
+		v := new(T)
+		elem(raw, v, ptr, vs)
+		*dst = v
+	}
+}
+
+// NullOr decodes null as nil and anything else like PointerTo (nullable
+// array elements and map values).
+func NullOr[T any](elem DecodeFunc[T]) DecodeFunc[*T] {
+	return func(raw json.RawMessage, dst **T, ptr string, vs *Violations) {
+		if isNull(raw) {
+			*dst = nil
+			return
+		}
+		PointerTo(elem)(raw, dst, ptr, vs)
+	}
+}
+
+// NullableOf decodes null as Null and anything else as a Value.
+func NullableOf[T any](elem DecodeFunc[T]) DecodeFunc[Nullable[T]] {
+	return func(raw json.RawMessage, dst *Nullable[T], ptr string, vs *Violations) {
+		if isNull(raw) {
+			*dst = Null[T]()
+			return
+		}
+		var v T
+		elem(raw, &v, ptr, vs)
+		*dst = Value(v)
+	}
+}
+
+// DecodeObject splits a JSON object into its members. Anything else is a
+// violation at ptr and ok is false. With duplicate member names the last
+// one wins, as in encoding/json.
+func DecodeObject(raw []byte, ptr string, vs *Violations) (members map[string]json.RawMessage, ok bool) {
+	if JSONKind(raw) != "object" {
+		wrongKind(vs, ptr, "object", raw)
+		return nil, false
+	}
+	if err := json.Unmarshal(raw, &members); err != nil {
+		vs.Add(ptr, "invalid JSON object")
+		return nil, false
+	}
+	return members, true
+}
+
+// SortedKeys returns the keys of m in increasing order, so that generated
+// code reports violations in a stable order.
+func SortedKeys[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Required records a violation at ptr for every name in names that is not a
+// member.
+func Required(members map[string]json.RawMessage, ptr string, vs *Violations, names ...string) {
+	for _, n := range names {
+		if _, ok := members[n]; !ok {
+			vs.Add(ptr, "missing required member "+strconv.Quote(n))
+		}
+	}
+}
+
+// Unknown records a violation for every member whose name is not in known
+// (objects with additionalProperties: false).
+func Unknown(members map[string]json.RawMessage, ptr string, vs *Violations, known ...string) {
+	for _, k := range SortedKeys(members) {
+		if !slices.Contains(known, k) {
+			vs.Add(KeyPointer(ptr, k), "unknown member "+strconv.Quote(k)+" is not allowed")
+		}
+	}
+}
+
+// Extra decodes every member whose name is not in known with elem into a
+// new map, which is nil when there are none (open objects keep what they
+// do not declare, so a round trip loses nothing).
+func Extra[T any](members map[string]json.RawMessage, ptr string, vs *Violations, elem DecodeFunc[T], known ...string) map[string]T {
+	var out map[string]T
+	for _, k := range SortedKeys(members) {
+		if slices.Contains(known, k) {
+			continue
+		}
+		if out == nil {
+			out = map[string]T{}
+		}
+		var v T
+		elem(members[k], &v, KeyPointer(ptr, k), vs)
+		out[k] = v
+	}
+	return out
+}
+
+// Const records a violation unless raw is the JSON value want (given in
+// the canonical form of CanonicalJSON).
+func Const(raw json.RawMessage, want string, ptr string, vs *Violations) {
+	if CanonicalJSON(raw) != want {
+		vs.Add(ptr, "must be "+want)
+	}
+}
+
+// Member returns the canonical form (see CanonicalJSON) of the member name
+// of the JSON object data, and whether it is there. Generated union decoders
+// use it to read a discriminator.
+func Member(data []byte, name string) (string, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return "", false
+	}
+	raw, ok := members[name]
+	if !ok {
+		return "", false
+	}
+	return CanonicalJSON(raw), true
+}
+
+// HasMember reports whether the JSON object data has a member name.
+func HasMember(data []byte, name string) bool {
+	_, ok := Member(data, name)
+	return ok
+}
+
+// DecodeRawAs is DecodeRaw for a named raw type.
+func DecodeRawAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	var r json.RawMessage
+	DecodeRaw(raw, &r, ptr, vs)
+	*dst = T(r)
+}

@@ -1,0 +1,173 @@
+package mcpruntime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Violations collects the violations that generated decoders and validators
+// find, so that every problem is reported rather than only the first.
+// The zero value is ready to use.
+type Violations struct {
+	list []Violation
+}
+
+// Add records a violation at ptr.
+func (vs *Violations) Add(ptr, message string) {
+	vs.list = append(vs.list, Violation{Pointer: ptr, Message: message})
+}
+
+// Merge records err's violations with ptr prepended to their pointers when
+// err is (or wraps) a *ValidationError, else err's text as one violation at
+// ptr. A nil err records nothing.
+func (vs *Violations) Merge(ptr string, err error) {
+	if err == nil {
+		return
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		for _, v := range ve.Violations {
+			vs.Add(ptr+v.Pointer, v.Message)
+		}
+		return
+	}
+	vs.Add(ptr, err.Error())
+}
+
+// Len reports how many violations were recorded.
+func (vs *Violations) Len() int { return len(vs.list) }
+
+// Err returns a *ValidationError holding the violations, or nil when there
+// are none.
+func (vs *Violations) Err(subject string) error {
+	if len(vs.list) == 0 {
+		return nil
+	}
+	return &ValidationError{Subject: subject, Violations: slices.Clone(vs.list)}
+}
+
+// KeyPointer appends the escaped reference token key to ptr (RFC 6901).
+func KeyPointer(ptr, key string) string {
+	if strings.ContainsAny(key, "~/") {
+		key = strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+	}
+	return ptr + "/" + key
+}
+
+// IndexPointer appends an array index to ptr.
+func IndexPointer(ptr string, i int) string {
+	return ptr + "/" + strconv.Itoa(i)
+}
+
+// MultipleOf reports whether x is a multiple of m (m > 0), exactly for the
+// decimal values JSON carries rather than within a float tolerance.
+func MultipleOf(x, m float64) bool {
+	if m <= 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return false
+	}
+	// Float division rounds (0.3/0.1 is 2.9999999999999996), so compare the
+	// shortest decimal forms, which are what the JSON text said, as rationals.
+	rx, ok1 := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	rm, ok2 := new(big.Rat).SetString(strconv.FormatFloat(m, 'g', -1, 64))
+	if !ok1 || !ok2 || rm.Sign() == 0 {
+		return false
+	}
+	return new(big.Rat).Quo(rx, rm).IsInt()
+}
+
+// UniqueItems reports the first pair of indexes whose elements are equal as
+// JSON values, or ok=true when all are distinct. Elements are compared after
+// encoding, so numbers compare by value and objects ignore member order.
+func UniqueItems[T any](items []T) (i, j int, ok bool) {
+	canon := make([]string, len(items))
+	for k, it := range items {
+		b, err := json.Marshal(it)
+		if err != nil {
+			canon[k] = "\x00" + strconv.Itoa(k) // unencodable: never equal
+			continue
+		}
+		canon[k] = CanonicalJSON(b)
+	}
+	seen := make(map[string]int, len(canon))
+	for k, c := range canon {
+		if first, dup := seen[c]; dup {
+			return first, k, false
+		}
+		seen[c] = k
+	}
+	return 0, 0, true
+}
+
+// CanonicalJSON returns a form of the JSON value b in which equal JSON
+// values (per JSON Schema: numbers by value, objects without member order)
+// have equal text. Invalid JSON is returned unchanged.
+func CanonicalJSON(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return string(b)
+	}
+	var sb strings.Builder
+	canonical(&sb, v)
+	return sb.String()
+}
+
+func canonical(sb *strings.Builder, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		sb.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.Quote(k))
+			sb.WriteByte(':')
+			canonical(sb, v[k])
+		}
+		sb.WriteByte('}')
+	case []any:
+		sb.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			canonical(sb, e)
+		}
+		sb.WriteByte(']')
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(v)); ok {
+			sb.WriteString(r.RatString())
+		} else {
+			sb.WriteString(string(v))
+		}
+	case string:
+		sb.WriteString(strconv.Quote(v))
+	case bool:
+		sb.WriteString(strconv.FormatBool(v))
+	case nil:
+		sb.WriteString("null")
+	}
+}
+
+// EqualJSON reports whether a and b are the same JSON value (see
+// CanonicalJSON).
+func EqualJSON(a, b []byte) bool {
+	return CanonicalJSON(a) == CanonicalJSON(b)
+}
+
+// QuoteList renders values as a comma-separated list for messages.
+func QuoteList(values ...string) string {
+	return strings.Join(values, ", ")
+}
