@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -54,6 +55,30 @@ func usagef(format string, args ...any) error {
 // silentError is a failure already reported on stderr.
 var silentError = errors.New("failed")
 
+// exitError carries an exit code other than 1 for a failure (mcpgen check
+// exits 2 when it could not decide, 1 only for drift).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// relSlash shows path relative to the working directory when it lies
+// below it, with forward slashes, so messages and reports are the same on
+// every machine.
+func relSlash(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				path = r
+			}
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		printHelp(stderr)
@@ -88,9 +113,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	err := do(ctx, &env{args: fs.Args(), stdout: stdout, stderr: stderr})
 	var ue *usageError
+	var ee *exitError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &ee):
+		if !errors.Is(ee.err, silentError) {
+			printError(stderr, ee.err)
+		}
+		return ee.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "mcpgen: %s: %v\n", c.name, err)
 		fmt.Fprintf(stderr, "usage: %s (see `mcpgen help %s`)\n", c.usage, c.name)

@@ -30,6 +30,7 @@ const (
 	ModeReversed = "reversed"      // tools listed in reverse order
 	ModeEmpty    = "empty"         // no tools
 	ModeCanary   = "canary"        // $MCPGEN_CANARY echoed into a tool description
+	ModeDrifted  = "drifted"       // the next release: tools changed for drift checks
 	ModeExit     = "exit"          // complains on stderr and exits with status 3
 	ModeGarbage  = "garbage"       // answers every line with text that is not JSON-RPC
 	ModeHang     = "hang"          // reads requests, never answers, ignores end of input
@@ -51,7 +52,7 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 		mode = ModeRich
 	}
 	switch mode {
-	case ModeRich, ModeReversed, ModeEmpty, ModeCanary:
+	case ModeRich, ModeReversed, ModeEmpty, ModeCanary, ModeDrifted:
 		o := Options{PageSize: 2}
 		switch mode {
 		case ModeReversed:
@@ -60,6 +61,8 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 			o.NoTools = true
 		case ModeCanary:
 			o.Canary = os.Getenv(CanaryEnv)
+		case ModeDrifted:
+			o.Drifted = true
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -30,6 +31,11 @@ type Options struct {
 	// Canary, when not empty, is written into one tool's description, as a
 	// careless server might echo a token from its environment.
 	Canary string
+	// Drifted builds the "next release" of the server, for drift checks:
+	// delete_deal removed, archive_deal added, get_deal with a new required
+	// argument and without the output member "history", search_contacts
+	// no longer read-only, a new currency, and a reworded ping.
+	Drifted bool
 }
 
 // Instructions are the server's usage instructions.
@@ -187,6 +193,9 @@ func tools(o Options) []mcp.Tool {
 	ping := mcp.NewTool("ping", mcp.WithDescription("Check that the server answers."), mcp.WithReadOnlyHintAnnotation(true))
 
 	ts := []mcp.Tool{create, get, del, search, ping}
+	if o.Drifted {
+		ts = drifted(create, get, search, ping)
+	}
 	if o.Canary != "" {
 		ts = append(ts, mcp.NewTool("whoami", mcp.WithDescription(fmt.Sprintf("Shows the caller (configured token %s).", o.Canary))))
 	}
@@ -195,4 +204,29 @@ func tools(o Options) []mcp.Tool {
 
 func handle(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultText("ok: " + r.Params.Name), nil
+}
+
+// drifted changes the tools the way a careless server release might; see
+// Options.Drifted.
+func drifted(create, get, search, ping mcp.Tool) []mcp.Tool {
+	create.InputSchema = mcp.ToolInputSchema{}
+	create.RawInputSchema = json.RawMessage(strings.Replace(CreateDealInput, `"enum": ["EUR", "USD", "GBP"]`, `"enum": ["EUR", "USD", "GBP", "JPY"]`, 1))
+
+	out := strings.Replace(DealOutput, `"history": {
+      "type": "array",
+      "items": {"type": "object", "properties": {"at": {"type": "string"}, "stage": {"type": "string"}}, "required": ["at", "stage"]}
+    }`, `"owner": {"type": "string"}`, 1)
+	get = mcp.NewTool("get_deal",
+		mcp.WithDescription("Fetch one deal by id, within a tenant."),
+		mcp.WithString("id", mcp.Required(), mcp.Description("Deal id, like D-1.")),
+		mcp.WithString("tenant", mcp.Required()),
+		mcp.WithBoolean("with_history", mcp.Description("Include stage history.")),
+		mcp.WithRawOutputSchema(json.RawMessage(out)),
+		mcp.WithReadOnlyHintAnnotation(true), mcp.WithIdempotentHintAnnotation(true), mcp.WithOpenWorldHintAnnotation(false))
+
+	ro := false
+	search.Annotations.ReadOnlyHint = &ro
+	ping.Description = "Check that the server answers (and report its version)."
+	archive := mcp.NewTool("archive_deal", mcp.WithDescription("Archive a deal."), mcp.WithString("id", mcp.Required()))
+	return []mcp.Tool{archive, create, get, search, ping}
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpgen/mcpgen/config"
+	"github.com/mcpgen/mcpgen/drift"
+	"github.com/mcpgen/mcpgen/manifest"
+	"github.com/mcpgen/mcpgen/snapshot"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "compare live servers with their committed manifests and classify the drift",
+		usage:   "mcpgen check [--config FILE] [--server ID]... [--fail-on breaking|any] [--json] [--update]",
+		flags:   checkFlags,
+	})
+}
+
+type checkOpts struct {
+	config  string
+	servers []string
+	timeout time.Duration
+	failOn  string
+	json    bool
+	update  bool
+	fs      *pflag.FlagSet
+}
+
+// serverDrift is one server's part of the report (also its JSON form).
+type serverDrift struct {
+	ID       string         `json:"id"`
+	Manifest string         `json:"manifest"`
+	Max      drift.Class    `json:"max"`
+	Changes  []drift.Change `json:"changes"`
+	Error    string         `json:"error,omitempty"`
+	Updated  bool           `json:"updated,omitempty"`
+}
+
+func checkFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
+	o := &checkOpts{fs: fs}
+	fs.StringVar(&o.config, "config", config.DefaultFile, "config file")
+	fs.StringArrayVar(&o.servers, "server", nil, "check only this server id (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", snapshot.DefaultTimeout, "bound on each server's whole capture")
+	fs.StringVar(&o.failOn, "fail-on", "breaking", "exit 1 on drift of this class or worse: breaking, or any")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout")
+	fs.BoolVar(&o.update, "update", false, "accept the drift: rewrite the manifests of drifted servers (then run mcpgen generate)")
+	return func(ctx context.Context, e *env) error {
+		if len(e.args) > 0 {
+			return usagef("unexpected arguments: %s", strings.Join(e.args, " "))
+		}
+		failOn, err := drift.ParseClass(o.failOn)
+		if err != nil || o.failOn == "compatible" {
+			return usagef("--fail-on %q: want breaking or any", o.failOn)
+		}
+		if o.timeout <= 0 {
+			return usagef("--timeout must be positive")
+		}
+		cfg, err := config.Load(o.config)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		for _, id := range o.servers {
+			if !slices.ContainsFunc(cfg.Servers, func(s *config.Server) bool { return s.ID == id }) {
+				return usagef("no server %q in %s", id, o.config)
+			}
+		}
+		var report []serverDrift
+		for _, s := range cfg.Servers {
+			if len(o.servers) > 0 && !slices.Contains(o.servers, s.ID) {
+				continue
+			}
+			report = append(report, o.checkOne(ctx, s))
+			if ctx.Err() != nil {
+				return &exitError{code: exitUsage, err: errors.New("interrupted")}
+			}
+		}
+		if o.json {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(map[string]any{"servers": report, "max": maxClass(report)}); err != nil {
+				return err
+			}
+		} else {
+			printDrift(e.stdout, report)
+		}
+		failed := 0
+		for _, r := range report {
+			if r.Error != "" {
+				failed++
+				if o.json { // the text report already shows it
+					printError(e.stderr, errors.New(r.Error))
+				}
+			}
+		}
+		switch {
+		case failed > 0:
+			return &exitError{code: exitUsage, err: silentError}
+		case maxClass(report) >= failOn && !o.update:
+			return silentError
+		}
+		return nil
+	}
+}
+
+func maxClass(r []serverDrift) drift.Class {
+	m := drift.None
+	for _, s := range r {
+		m = max(m, s.Max)
+	}
+	return m
+}
+
+func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift {
+	path := s.ManifestPath()
+	r := serverDrift{ID: s.ID, Manifest: relSlash(path), Changes: []drift.Change{}}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		r.Error = fmt.Sprintf("server %q: no committed manifest to compare with (run mcpgen snapshot first): %v", s.ID, err)
+		return r
+	}
+	old, err := manifest.Parse(relSlash(path), data)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	src, err := s.Source(os.LookupEnv)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	opts := s.Options()
+	opts.Timeout = o.timeout
+	opts.AllowEmpty = true // an emptied server is drift (every tool removed), not an error
+	live, err := snapshot.Capture(ctx, src, opts)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Changes = drift.Compare(old.Manifest, live)
+	r.Max = drift.Max(r.Changes)
+	if o.update && len(r.Changes) > 0 {
+		b, err := manifest.Encode(live)
+		if err == nil {
+			_, err = writeFile(path, b)
+		}
+		if err != nil {
+			r.Error = fmt.Sprintf("server %q: writing the manifest: %v", s.ID, err)
+			return r
+		}
+		r.Updated = true
+	}
+	return r
+}
+
+// printDrift writes the human report: per server, changes grouped by the
+// object they concern, breaking ones first within each group.
+func printDrift(w io.Writer, report []serverDrift) {
+	for i, r := range report {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		switch {
+		case r.Error != "":
+			fmt.Fprintf(w, "%s: error: %s\n", r.ID, r.Error)
+			continue
+		case len(r.Changes) == 0:
+			fmt.Fprintf(w, "%s: no drift from %s\n", r.ID, r.Manifest)
+			continue
+		}
+		nb := 0
+		for _, c := range r.Changes {
+			if c.Class == drift.Breaking {
+				nb++
+			}
+		}
+		fmt.Fprintf(w, "%s: %d %s from %s (%d breaking, %d compatible)\n", r.ID, len(r.Changes),
+			plural(len(r.Changes), "change", "changes"), r.Manifest, nb, len(r.Changes)-nb)
+		type group struct {
+			title   string
+			changes []drift.Change
+		}
+		var groups []*group
+		byKey := map[string]*group{}
+		for _, c := range r.Changes {
+			k := c.Kind + "\x00" + c.Name
+			g := byKey[k]
+			if g == nil {
+				title := c.Kind
+				if c.Name != "" {
+					title += " " + c.Name
+				}
+				g = &group{title: title}
+				byKey[k] = g
+				groups = append(groups, g)
+			}
+			g.changes = append(g.changes, c)
+		}
+		for _, g := range groups {
+			fmt.Fprintf(w, "  %s\n", g.title)
+			slices.SortStableFunc(g.changes, func(a, b drift.Change) int { return int(b.Class) - int(a.Class) })
+			for _, c := range g.changes {
+				where := ""
+				if c.Pointer != "" {
+					where = c.Pointer + ": "
+				}
+				fmt.Fprintf(w, "    %-10s %s%s\n", c.Class, where, c.Message)
+			}
+		}
+		if r.Updated {
+			fmt.Fprintf(w, "  updated %s; run mcpgen generate to regenerate the bindings\n", r.Manifest)
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
