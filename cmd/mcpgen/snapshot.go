@@ -125,48 +125,9 @@ func (o *snapshotOpts) runAdHoc(ctx context.Context, e *env) error {
 	if o.fs.Changed("config") || len(o.servers) > 0 {
 		return usagef("--config and --server do not combine with --stdio, --http or --sse")
 	}
-	a := config.AdHoc{ID: o.id}
-	switch {
-	case o.stdio != "":
-		if len(o.headers) > 0 {
-			return usagef("--header needs --http or --sse")
-		}
-		words, err := splitCommand(o.stdio)
-		if err != nil {
-			return usagef("--stdio: %v", err)
-		}
-		if len(words) == 0 {
-			return usagef("--stdio: empty command line")
-		}
-		a.Transport, a.Command, a.Args = snapshot.Stdio, words[0], words[1:]
-		a.Env = map[string]string{}
-		for _, kv := range o.envs {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return usagef("--env %q: want K=V", kv)
-			}
-			a.Env[k] = v
-		}
-	default:
-		if len(o.envs) > 0 {
-			return usagef("--env needs --stdio")
-		}
-		a.Transport, a.URL = snapshot.HTTP, o.http
-		if o.sse != "" {
-			a.Transport, a.URL = snapshot.SSE, o.sse
-		}
-		a.Headers = map[string]string{}
-		for _, kv := range o.headers {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return usagef("--header %q: want K=V", kv)
-			}
-			a.Headers[k] = v
-		}
-	}
-	s, err := a.Server()
+	s, err := adHocServer(o.id, o.stdio, o.http, o.sse, o.headers, o.envs)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	out := o.output
 	if out == "" {

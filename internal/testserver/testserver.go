@@ -203,6 +203,11 @@ func tools(o Options) []mcp.Tool {
 }
 
 func handle(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// An undeclared "fail" argument makes any tool answer with a tool error,
+	// for tests of isError handling.
+	if r.GetArguments()["fail"] == true {
+		return mcp.NewToolResultError("deal store unavailable"), nil
+	}
 	return mcp.NewToolResultText("ok: " + r.Params.Name), nil
 }
 

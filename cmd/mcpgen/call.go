@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpgen/mcpgen/config"
+	"github.com/mcpgen/mcpgen/manifest"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+	"github.com/mcpgen/mcpgen/snapshot"
+)
+
+func init() {
+	register(&command{
+		name:    "call",
+		summary: "call one tool and print its result, for people exploring a server",
+		usage: "mcpgen call [--config FILE] SERVER TOOL ['{json args}' | -]\n" +
+			"       mcpgen call (--stdio 'CMD ARGS' | --http URL | --sse URL) TOOL ['{json args}' | -]",
+		flags: callFlags,
+	})
+}
+
+type callOpts struct {
+	config           string
+	stdio, http, sse string
+	headers, envs    []string
+	timeout          time.Duration
+	noValidate       bool
+	fs               *pflag.FlagSet
+}
+
+func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
+	o := &callOpts{fs: fs}
+	fs.StringVar(&o.config, "config", config.DefaultFile, "config file (for SERVER)")
+	fs.StringVar(&o.stdio, "stdio", "", "ad hoc: run this command line and speak stdio")
+	fs.StringVar(&o.http, "http", "", "ad hoc: streamable HTTP endpoint URL")
+	fs.StringVar(&o.sse, "sse", "", "ad hoc: SSE endpoint URL")
+	fs.StringArrayVar(&o.headers, "header", nil, "ad hoc: HTTP header K=V (repeatable; V may hold ${VAR})")
+	fs.StringArrayVar(&o.envs, "env", nil, "ad hoc: environment variable K=V for --stdio (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on the whole call")
+	fs.BoolVar(&o.noValidate, "no-validate", false, "send the arguments without checking them against the tool's input schema")
+	return func(ctx context.Context, e *env) error {
+		if o.timeout <= 0 {
+			return usagef("--timeout must be positive")
+		}
+		adhoc := o.stdio != "" || o.http != "" || o.sse != ""
+		args := e.args
+		var s *config.Server
+		var schemaFrom *manifest.Manifest
+		switch {
+		case adhoc:
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("want TOOL and optional JSON arguments")
+			}
+			srv, err := adHocServer("call", o.stdio, o.http, o.sse, o.headers, o.envs)
+			if err != nil {
+				return err
+			}
+			s = srv
+		default:
+			if len(args) < 2 || len(args) > 3 {
+				return usagef("want SERVER, TOOL and optional JSON arguments")
+			}
+			cfg, err := config.Load(o.config)
+			if err != nil {
+				return err
+			}
+			i := slices.IndexFunc(cfg.Servers, func(s *config.Server) bool { return s.ID == args[0] })
+			if i < 0 {
+				return usagef("no server %q in %s", args[0], o.config)
+			}
+			s, args = cfg.Servers[i], args[1:]
+			// The committed manifest holds the schemas the generated code
+			// validates with; prefer it so call checks what Go code checks.
+			if data, err := os.ReadFile(s.ManifestPath()); err == nil {
+				if f, err := manifest.Parse(relSlash(s.ManifestPath()), data); err == nil {
+					schemaFrom = f.Manifest
+				}
+			}
+		}
+		tool := args[0]
+		rawArgs, err := readArgs(args[1:], os.Stdin)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+		src, err := s.Source(os.LookupEnv)
+		if err != nil {
+			return err
+		}
+		red := strings.NewReplacer(secretPairs(src.Secrets)...)
+
+		if !o.noValidate {
+			if schemaFrom == nil || !hasTool(schemaFrom, tool) {
+				opts := s.Options()
+				opts.Timeout = o.timeout
+				opts.AllowEmpty = true
+				live, err := snapshot.Capture(ctx, src, opts)
+				if err != nil {
+					return err
+				}
+				schemaFrom = live
+			}
+			if err := validateArgs(schemaFrom, s.ID, tool, rawArgs); err != nil {
+				return err
+			}
+		}
+
+		conn := connFor(src)
+		defer conn.Close()
+		res, err := conn.CallTool(ctx, tool, rawArgs)
+		if err != nil {
+			return errors.New(red.Replace(err.Error()))
+		}
+		printResult(e.stdout, res)
+		if res.IsError {
+			fmt.Fprintf(e.stderr, "mcpgen: tool %q returned an error\n", tool)
+			return silentError
+		}
+		return nil
+	}
+}
+
+// adHocServer builds a config entry from the ad hoc flags shared with
+// snapshot.
+func adHocServer(id, stdio, httpURL, sseURL string, headers, envs []string) (*config.Server, error) {
+	n := 0
+	for _, v := range []string{stdio, httpURL, sseURL} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, usagef("--stdio, --http and --sse are exclusive")
+	}
+	a := config.AdHoc{ID: id}
+	if stdio != "" {
+		if len(headers) > 0 {
+			return nil, usagef("--header needs --http or --sse")
+		}
+		words, err := splitCommand(stdio)
+		if err != nil {
+			return nil, usagef("--stdio: %v", err)
+		}
+		if len(words) == 0 {
+			return nil, usagef("--stdio: empty command line")
+		}
+		a.Transport, a.Command, a.Args = snapshot.Stdio, words[0], words[1:]
+		a.Env = map[string]string{}
+		for _, kv := range envs {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, usagef("--env %q: want K=V", kv)
+			}
+			a.Env[k] = v
+		}
+	} else {
+		if len(envs) > 0 {
+			return nil, usagef("--env needs --stdio")
+		}
+		a.Transport, a.URL = snapshot.HTTP, httpURL
+		if sseURL != "" {
+			a.Transport, a.URL = snapshot.SSE, sseURL
+		}
+		a.Headers = map[string]string{}
+		for _, kv := range headers {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, usagef("--header %q: want K=V", kv)
+			}
+			a.Headers[k] = v
+		}
+	}
+	s, err := a.Server()
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return s, nil
+}
+
+func secretPairs(secrets []string) []string {
+	var out []string
+	for _, s := range secrets {
+		if s != "" {
+			out = append(out, s, "[redacted]")
+		}
+	}
+	return out
+}
+
+func readArgs(args []string, stdin io.Reader) (json.RawMessage, error) {
+	raw := []byte("{}")
+	if len(args) == 1 {
+		raw = []byte(args[0])
+		if args[0] == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, err
+			}
+			raw = b
+		}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, usagef("arguments must be a JSON object, like '{\"id\": \"D-1\"}'")
+	}
+	return bytes.TrimSpace(raw), nil
+}
+
+func hasTool(m *manifest.Manifest, name string) bool {
+	return slices.ContainsFunc(m.Tools, func(e manifest.Entry) bool { return e.Key == name })
+}
+
+// validateArgs checks args against the tool's input schema and lists every
+// violation with its JSON Pointer, the way generated validators report.
+func validateArgs(m *manifest.Manifest, server, tool string, args json.RawMessage) error {
+	i := slices.IndexFunc(m.Tools, func(e manifest.Entry) bool { return e.Key == tool })
+	if i < 0 {
+		var names []string
+		for _, e := range m.Tools {
+			names = append(names, e.Key)
+		}
+		return fmt.Errorf("server %q has no tool %q; it offers %s", server, tool, strings.Join(names, ", "))
+	}
+	var t struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(m.Tools[i].Raw, &t); err != nil || len(t.InputSchema) == 0 {
+		return nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema))
+	if err != nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	const url = "mcpgen:///input.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		// A schema the validator cannot compile (a remote $ref, a pattern
+		// RE2 rejects) is the server's problem; let the server judge.
+		return nil
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return usagef("arguments: %v", err)
+	}
+	err = sch.Validate(inst)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var vs []mcpruntime.Violation
+	collectViolations(*ve.DetailedOutput(), &vs)
+	if len(vs) == 0 {
+		vs = append(vs, mcpruntime.Violation{Message: ve.Error()})
+	}
+	return &mcpruntime.ValidationError{Subject: tool + " arguments (nothing was sent)", Violations: vs}
+}
+
+func collectViolations(u jsonschema.OutputUnit, out *[]mcpruntime.Violation) {
+	if u.Error != nil && len(u.Errors) == 0 {
+		*out = append(*out, mcpruntime.Violation{Pointer: u.InstanceLocation, Message: u.Error.String()})
+	}
+	for _, e := range u.Errors {
+		collectViolations(e, out)
+	}
+}
+
+func connFor(src snapshot.Source) *mcpgo.Conn {
+	opts := []mcpgo.Option{mcpgo.WithName(src.ID)}
+	switch src.Transport {
+	case snapshot.HTTP:
+		return mcpgo.StreamableHTTP(src.URL, append(opts, mcpgo.WithHeaders(src.Headers))...)
+	case snapshot.SSE:
+		return mcpgo.SSE(src.URL, append(opts, mcpgo.WithHeaders(src.Headers))...)
+	}
+	opts = append(opts, mcpgo.WithEnv(src.Env...))
+	if src.Dir != "" {
+		opts = append(opts, mcpgo.WithDir(src.Dir))
+	}
+	return mcpgo.Stdio(src.Command, src.Args, opts...)
+}
+
+// printResult shows a result to a person: structured content as indented
+// JSON, text as is, other blocks as one descriptive line each.
+func printResult(w io.Writer, r *mcpruntime.Result) {
+	if r.HasStructuredContent() {
+		var b bytes.Buffer
+		if json.Indent(&b, r.StructuredContent, "", "  ") == nil {
+			fmt.Fprintln(w, b.String())
+			return
+		}
+	}
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
+			continue
+		}
+		fmt.Fprintln(w, c.Placeholder())
+	}
+}
