@@ -334,3 +334,17 @@ func DecodeRawAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Violati
 	DecodeRaw(raw, &r, ptr, vs)
 	*dst = T(r)
 }
+
+// DecodeNullAware decodes any value, null included, with encoding/json;
+// for types whose generated UnmarshalJSON accepts null (a union with a null
+// variant).
+func DecodeNullAware[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if err := json.Unmarshal(raw, dst); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			vs.Add(ptr, "invalid JSON")
+			return
+		}
+		vs.Merge(ptr, err)
+	}
+}

@@ -213,6 +213,12 @@ func decodeFn(t *ir.Type) *jen.Statement {
 			return scalarDecode(t.Kind).Types(jen.Id(t.GoName))
 		case ir.Raw:
 			return rt("DecodeRawAs").Types(jen.Id(t.GoName))
+		case ir.Union:
+			for _, v := range t.Variants {
+				if v.Type.Kind == ir.Null {
+					return rt("DecodeNullAware").Types(jen.Id(t.GoName))
+				}
+			}
 		}
 		return rt("Decode").Types(jen.Id(t.GoName))
 	}
@@ -446,7 +452,11 @@ func (e *emitter) structMarshal(t *ir.Type) jen.Code {
 					g.Add(member(fv))
 				}
 			case repNullable:
-				g.If(fv.Clone().Dot("IsSet").Call()).Block(member(fv.Clone()))
+				if f.Required {
+					g.Add(member(fv)) // unset encodes as null: the member must be there
+				} else {
+					g.If(fv.Clone().Dot("IsSet").Call()).Block(member(fv.Clone()))
+				}
 			default:
 				g.If(fv.Clone().Op("!=").Nil()).Block(member(fv.Clone()))
 			}
@@ -570,8 +580,8 @@ func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
 				jen.Return(jen.Id("vs").Dot("Err").Call(jen.Lit(""))),
 			))
 	}
-	out = append(out, jen.Line(), jen.Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
-		c := &checker{e: e, owner: t.GoName}
+	c := &checker{e: e, owner: t.GoName}
+	out = append(out, jen.Line(), c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
 		body := c.checks(t, jen.Id("x"), jen.Id("ptr"), 0, true)
 		if len(body) > 0 {
 			g.Id("x").Op(":=").Add(underlying(t)).Call(jen.Op("*").Id("v"))
@@ -730,8 +740,8 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
-	return jen.Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).Block(
-		jen.Switch().BlockFunc(func(s *jen.Group) {
+	return c.validateFunc(jen.Id("u").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
+		g.Switch().BlockFunc(func(s *jen.Group) {
 			for _, v := range t.Variants {
 				if v.Type.Kind == ir.Null {
 					s.Case(jen.Id("u").Dot(variantField(v)))
@@ -741,12 +751,13 @@ func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 					c.checks(v.Type, jen.Parens(jen.Op("*").Id("u").Dot(variantField(v))), jen.Id("ptr"), 0, false)...)
 			}
 			s.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit("no variant is set")))
-		}))
+		})
+	})
 }
 
 func (e *emitter) structValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
-	return jen.Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+	return c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
 		for _, f := range t.Fields {
 			if f.Fixed != "" {
 				continue
@@ -863,6 +874,21 @@ type checker struct {
 	e        *emitter
 	owner    string
 	patterns int
+	notes    []string
+}
+
+// validateFunc declares the validate method with body, preceded by the
+// notes the checks left (what could not be checked and why).
+func (c *checker) validateFunc(recv jen.Code, _ string, body func(g *jen.Group)) jen.Code {
+	fn := jen.Func().Params(recv).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(body)
+	if len(c.notes) == 0 {
+		return fn
+	}
+	out := jen.Empty()
+	for _, n := range comment(c.notes...) {
+		out.Add(n).Line()
+	}
+	return out.Add(fn)
 }
 
 // checks returns statements checking x (an addressable expression of type
@@ -891,7 +917,7 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		}
 		for _, p := range cs.Patterns {
 			if p.Go == "" {
-				out = append(out, jen.Comment(fmt.Sprintf("// Not checked: Go's regexp cannot compile the pattern %s (%s).", strconv.Quote(p.Source), p.Reason)))
+				c.notes = append(c.notes, fmt.Sprintf("Not checked: Go's regexp cannot compile the pattern %s (%s).", strconv.Quote(p.Source), p.Reason))
 				continue
 			}
 			name := fmt.Sprintf("pattern%s%d", c.owner, c.patterns)
@@ -903,7 +929,7 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.ConstJSON)).Block(add("must be "+cs.ConstJSON)))
 		}
 	case ir.Integer, ir.Number:
-		out = append(out, numChecks(t, k, x, add)...)
+		out = append(out, c.numChecks(t, k, x, add)...)
 	case ir.Boolean:
 		if cs.HasConst {
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.ConstJSON)).Block(add("must be "+cs.ConstJSON)))
@@ -1015,7 +1041,7 @@ func floatLit(n *ir.Num) string {
 	return s
 }
 
-func numChecks(t *ir.Type, k ir.Kind, x jen.Code, add func(string) jen.Code) []jen.Code {
+func (c *checker) numChecks(t *ir.Type, k ir.Kind, x jen.Code, add func(string) jen.Code) []jen.Code {
 	var out []jen.Code
 	cs := &t.C
 	cmp := func(n *ir.Num, op, msg string) {
@@ -1024,7 +1050,7 @@ func numChecks(t *ir.Type, k ir.Kind, x jen.Code, add func(string) jen.Code) []j
 		}
 		a, b, ok := operand(t, k, x, n)
 		if !ok {
-			out = append(out, jen.Comment("// Not checked: the bound "+n.Text+" is outside the float64 range."))
+			c.notes = append(c.notes, "Not checked: the bound "+n.Text+" is outside the float64 range.")
 			return
 		}
 		out = append(out, jen.If(jen.Add(a).Op(op).Add(b)).Block(add(msg+" "+n.Text)))

@@ -368,8 +368,7 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		nullable = true
 		types = slices.Delete(slices.Clone(types), i, i+1)
 		if len(types) == 0 {
-			t.Kind, t.RawReason = Raw, "the schema only allows null"
-			b.constraints(d, n, t)
+			onlyNull(t)
 			return false
 		}
 	}
@@ -382,8 +381,8 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 	if c := n.get("const"); c != nil && types == nil {
 		types = []string{c.kindName()}
 		if c.kind == 'z' {
-			t.Kind, t.RawReason = Raw, "the schema only allows null"
-			return true
+			onlyNull(t)
+			return false
 		}
 	}
 	if types == nil {
@@ -731,10 +730,16 @@ func (b *builder) constraints(d *doc, n *node, t *Type) {
 	if cv := n.get("const"); cv != nil && t.Kind != Enum {
 		c.HasConst, c.Const, c.ConstJSON = true, cv.Canonical(), cv.JSON()
 	}
-	if t.Kind == Raw && t.RawReason != "" && !strings.HasPrefix(t.RawReason, "the schema") {
-		// Fallbacks (unions that cannot be told apart and the like) are not
-		// checked; keep only what applies to raw values generally.
-		*c = Constraints{HasConst: c.HasConst, Const: c.Const, ConstJSON: c.ConstJSON}
+	if t.Kind == Raw {
+		// Raw values are checked only for const and enum; a keyword that
+		// applies to one JSON type of an untyped value is documented instead.
+		keep := Constraints{HasConst: c.HasConst, Const: c.Const, ConstJSON: c.ConstJSON, Enum: c.Enum, EnumJSON: c.EnumJSON}
+		if !c.Empty() && (keep.Empty() || c.MinLength != nil || c.MaxLength != nil || len(c.Patterns) > 0 ||
+			c.Minimum != nil || c.Maximum != nil || c.ExclusiveMin != nil || c.ExclusiveMax != nil || c.MultipleOf != nil ||
+			c.MinItems != nil || c.MaxItems != nil || c.UniqueItems || c.MinProperties != nil || c.MaxProperties != nil) {
+			t.Notes = append(t.Notes, "Constraints that apply to one JSON type are not checked on this untyped value.")
+		}
+		*c = keep
 	}
 }
 
@@ -791,4 +796,10 @@ func isHex(rs []rune) bool {
 		}
 	}
 	return true
+}
+
+// onlyNull makes t a raw value that must be null.
+func onlyNull(t *Type) {
+	t.Kind, t.RawReason = Raw, "the schema only allows null"
+	t.C = Constraints{HasConst: true, Const: "null", ConstJSON: "null"}
 }

@@ -158,8 +158,8 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	}
 	switch len(infos) {
 	case 0:
-		t.Kind, t.RawReason = Raw, "the schema only allows null"
-		return true
+		onlyNull(t)
+		return false
 	case 1:
 		target := infos[0].resolved
 		return b.fill(d, target, t, depth+1) || nullable
@@ -387,8 +387,8 @@ func (b *builder) enum(d *doc, n, enum *node, t *Type, types []string) bool {
 		vals = append(vals, v)
 	}
 	if len(vals) == 0 {
-		t.Kind, t.RawReason = Raw, "the schema only allows null"
-		return true
+		onlyNull(t)
+		return false
 	}
 	allStr, allNum, allInt, allBool := true, true, true, true
 	for _, v := range vals {
