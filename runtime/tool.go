@@ -19,13 +19,49 @@ const DefaultTimeout = 30 * time.Second
 type Option func(*toolOptions)
 
 type toolOptions struct {
-	timeout time.Duration
+	timeout     time.Duration
+	tokens      TokenProvider
+	identityArg string
+	gate        *Gate
+	server      string
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
 // bounds the call). Negative values are treated as 0.
 func WithTimeout(d time.Duration) Option {
 	return func(o *toolOptions) { o.timeout = max(d, 0) }
+}
+
+// WithIdentity makes every call act for the principal p returns for the
+// call's context (ContextPrincipal reads WithPrincipal). A call without a
+// principal fails before anything is sent. The token goes to the server as
+// an "Authorization: Bearer" header over HTTP transports, or in the
+// argument WithIdentityArgument names; it never enters a result, a ledger
+// record, an approval or an error.
+func WithIdentity(p TokenProvider) Option {
+	return func(o *toolOptions) { o.tokens = p }
+}
+
+// WithIdentityArgument says the tool takes the caller's token in the
+// argument name (servers on stdio have no headers). The runtime sets it on
+// every call, overriding whatever the arguments held, and removes it from a
+// model's arguments before decoding them: the model never sees or sets it.
+// Generated bindings pass it for the tools whose server configuration
+// declares the argument, and leave it out of the Input type and the schema
+// shown to models (see StripProperty).
+func WithIdentityArgument(name string) Option {
+	return func(o *toolOptions) { o.identityArg = name }
+}
+
+// WithGate holds the tool's calls for approval as g decides.
+func WithGate(g *Gate) Option {
+	return func(o *toolOptions) { o.gate = g }
+}
+
+// WithServerName labels the server in provenance records and approvals
+// (default: the Caller's Name method, when it has one).
+func WithServerName(name string) Option {
+	return func(o *toolOptions) { o.server = name }
 }
 
 // Validator is the constraint on generated Input and Output types: a
@@ -50,6 +86,11 @@ type Tool[I, O any] struct {
 	desc        *Descriptor
 	caller      Caller
 	timeout     time.Duration
+	tokens      TokenProvider
+	identityArg string
+	gate        *Gate
+	server      string
+	handle      handler
 	strict      bool
 	validateIn  func(*I) error
 	validateOut func(*O) error
@@ -63,14 +104,30 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Tool[I, O]{
+	if o.server == "" {
+		if n, ok := c.(interface{ Name() string }); ok {
+			o.server = n.Name()
+		}
+	}
+	t := &Tool[I, O]{
 		desc:        desc,
 		caller:      c,
 		timeout:     o.timeout,
+		tokens:      o.tokens,
+		identityArg: o.identityArg,
+		gate:        o.gate,
+		server:      o.server,
 		strict:      desc.closedInput(),
 		validateIn:  func(in *I) error { return PI(in).Validate() },
 		validateOut: func(out *O) error { return PO(out).Validate() },
 	}
+	var gate interceptor
+	if o.gate != nil {
+		gate = o.gate.intercept
+	}
+	// The guards in their one order; doc.go explains it.
+	t.handle = chain(callerHandler(c), gate, identity(o.identityArg), timeout(o.timeout), recordTaint)
+	return t
 }
 
 // Descriptor returns the tool's descriptor.
@@ -86,6 +143,9 @@ type TypedResult[O any] struct {
 	// FromNothing.
 	Output O
 	Source OutputSource
+	// Provenance says where the result came from: server, tool, time and a
+	// digest of the content. It is also in the run's ledger (see WithRun).
+	Provenance Provenance
 	Result
 }
 
@@ -101,11 +161,67 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
 	}
-	res, err := t.call(ctx, args)
+	c, err := t.newCall(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	return t.rehydrate(res)
+	return t.typed(t.handle(ctx, c))(c)
+}
+
+// Resume makes the gated call the approval id holds, once: the first
+// resume after Approve makes it, every later one returns the recorded
+// outcome. It must run as the principal that made the call. Errors are
+// Call's, plus an *ApprovalError (errors.Is ErrApprovalPending,
+// ErrApprovalDenied, ErrApprovalExpired, ErrApprovalMismatch,
+// ErrOutcomeUnknown, ErrApprovedCallFailed).
+func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
+	c, err := t.resumeCall(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return t.typed(t.handle(ctx, c))(c)
+}
+
+func (t *Tool[I, O]) resumeCall(ctx context.Context, id string) (*call, error) {
+	if t.gate == nil {
+		return nil, fmt.Errorf("tool %q: resume approval %s: the tool has no gate (WithGate)", t.desc.Name, id)
+	}
+	c, err := t.newCall(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.approval = id
+	return c, nil
+}
+
+func (t *Tool[I, O]) typed(res *Result, err error) func(*call) (*TypedResult[O], error) {
+	return func(c *call) (*TypedResult[O], error) {
+		if err != nil {
+			return nil, err
+		}
+		tr, err := t.rehydrate(res)
+		if tr != nil && c.prov != nil {
+			tr.Provenance = *c.prov
+		}
+		return tr, err
+	}
+}
+
+// newCall starts a call, resolving its principal before anything is sent.
+func (t *Tool[I, O]) newCall(ctx context.Context, args json.RawMessage) (*call, error) {
+	c := &call{desc: t.desc, server: t.server, args: args}
+	if t.tokens == nil {
+		if t.identityArg != "" {
+			return nil, fmt.Errorf("tool %q takes the caller's token in argument %q, but no identity is configured (WithIdentity)", t.desc.Name, t.identityArg)
+		}
+		return c, nil
+	}
+	p, err := resolvePrincipal(ctx, t.tokens, t.desc.Name)
+	if err != nil {
+		return nil, err
+	}
+	c.principal, c.token = p.ID, p.Token
+	return c, nil
 }
 
 func (t *Tool[I, O]) inputError(err error) error {
@@ -118,29 +234,6 @@ func (t *Tool[I, O]) inputError(err error) error {
 		return &c
 	}
 	return fmt.Errorf("%s input: %w", t.desc.Name, err)
-}
-
-func (t *Tool[I, O]) call(ctx context.Context, args json.RawMessage) (*Result, error) {
-	if t.caller == nil {
-		return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection)", t.desc.Name)
-	}
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t.timeout, &TimeoutError{Tool: t.desc.Name, Timeout: t.timeout})
-		defer cancel()
-	}
-	res, err := t.caller.CallTool(ctx, t.desc.Name, args)
-	if err != nil {
-		var te *TimeoutError
-		if ctx.Err() != nil && errors.As(context.Cause(ctx), &te) {
-			return nil, te
-		}
-		return nil, fmt.Errorf("call tool %q: %w", t.desc.Name, err)
-	}
-	if res == nil {
-		return nil, fmt.Errorf("call tool %q: the connection returned no result", t.desc.Name)
-	}
-	return res, nil
 }
 
 // rehydrate decodes the typed output: structuredContent is the source of
@@ -200,6 +293,9 @@ type ModelResult struct {
 	IsError bool
 	// Result is what the server sent; nil when no call was made.
 	Result *Result
+	// Provenance of Result, also in the run's ledger; nil when no call
+	// was made.
+	Provenance *Provenance
 }
 
 // Invoke is the tool for a language model: args are the model's JSON
@@ -214,6 +310,11 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}") // models often send nothing for no-argument tools
+	}
+	if t.identityArg != "" {
+		// The model is not shown the identity argument; whatever it put
+		// there is dropped, and the runtime sets the real token.
+		args = removeArgument(args, t.identityArg)
 	}
 	var in I
 	vs := decodeArgs(args, &in, t.strict)
@@ -230,7 +331,31 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 	if len(vs) > 0 {
 		return ModelResult{IsError: true, Text: argumentsText(t.desc.Name, vs)}, nil
 	}
-	res, err := t.call(ctx, args)
+	c, err := t.newCall(ctx, args)
+	if err != nil {
+		return ModelResult{}, err
+	}
+	res, err := t.handle(ctx, c)
+	return t.modelResult(ctx, c, res, err)
+}
+
+// ResumeInvoke is Resume for a language model: the approved call's result
+// as model text, or, for a denied approval, a failed result telling the
+// model a person denied the call. Other approval problems are Go errors.
+func (t *Tool[I, O]) ResumeInvoke(ctx context.Context, id string) (ModelResult, error) {
+	c, err := t.resumeCall(ctx, id)
+	if err != nil {
+		return ModelResult{}, err
+	}
+	res, err := t.handle(ctx, c)
+	var ae *ApprovalError
+	if errors.As(err, &ae) && errors.Is(ae.Err, ErrApprovalDenied) {
+		return ModelResult{IsError: true, Text: denialText(ae)}, nil
+	}
+	return t.modelResult(ctx, c, res, err)
+}
+
+func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err error) (ModelResult, error) {
 	if err != nil {
 		var te *TimeoutError
 		var pe *ProtocolError
@@ -246,14 +371,14 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 	var oe *OutputError
 	switch {
 	case err == nil:
-		return ModelResult{Text: res.ModelText(), Result: res}, nil
+		return ModelResult{Text: res.ModelText(), Result: res, Provenance: c.prov}, nil
 	case errors.As(err, &oe):
 		var b strings.Builder
 		b.WriteString("The tool answered, but its output does not match its declared schema, so it was not used")
 		writeViolations(&b, oe.Violations)
-		return ModelResult{IsError: true, Text: b.String(), Result: res}, nil
+		return ModelResult{IsError: true, Text: b.String(), Result: res, Provenance: c.prov}, nil
 	default: // *ToolError: the server's own words
-		return ModelResult{IsError: true, Text: res.ModelText(), Result: res}, nil
+		return ModelResult{IsError: true, Text: res.ModelText(), Result: res, Provenance: c.prov}, nil
 	}
 }
 

@@ -15,6 +15,13 @@ type Invoker interface {
 	Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error)
 }
 
+// Resumer is an Invoker whose gated calls can be resumed after a person's
+// decision. *Tool implements it.
+type Resumer interface {
+	Invoker
+	ResumeInvoke(ctx context.Context, id string) (ModelResult, error)
+}
+
 // Toolset is a fixed, least-privilege set of tools for an agent. It offers
 // only the tools it was built from and no way to reach the connection
 // behind them, so an agent holding a Toolset without a tool cannot call it.
@@ -86,4 +93,19 @@ func (s *Toolset) Invoke(ctx context.Context, name string, args json.RawMessage)
 		return ModelResult{IsError: true, Text: fmt.Sprintf("There is no tool %q available to you. Available tools: %s.", name, avail)}, nil
 	}
 	return t.Invoke(ctx, args)
+}
+
+// Resume resumes a gated call of the named tool once a person has decided
+// (see Tool.ResumeInvoke): the approved call's result, or a denial, as the
+// tool's result for the model. tool is the approval's Tool.
+func (s *Toolset) Resume(ctx context.Context, tool, id string) (ModelResult, error) {
+	t, ok := s.byName[tool]
+	if !ok {
+		return ModelResult{}, fmt.Errorf("toolset: resume approval %s: no tool %q in the set", id, tool)
+	}
+	r, ok := t.(Resumer)
+	if !ok {
+		return ModelResult{}, fmt.Errorf("toolset: resume approval %s: tool %q cannot be resumed", id, tool)
+	}
+	return r.ResumeInvoke(ctx, id)
 }

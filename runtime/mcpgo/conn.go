@@ -49,6 +49,7 @@ type config struct {
 	httpOpts       []transport.StreamableHTTPCOption
 	sseOpts        []transport.ClientOption
 	headers        map[string]string
+	headerFunc     func(context.Context) map[string]string
 	clientOpts     []client.ClientOption
 	info           mcp.Implementation
 	connectTimeout time.Duration
@@ -75,6 +76,15 @@ func WithStderr(w io.Writer) Option { return func(c *config) { c.stderr = w } }
 // WithHeaders sets HTTP headers sent with every request (streamable HTTP
 // and SSE).
 func WithHeaders(h map[string]string) Option { return func(c *config) { c.headers = h } }
+
+// WithHeaderFunc adds HTTP headers computed per request from the call's
+// context (streamable HTTP and SSE). The identity guard's bearer header is
+// added after them and wins. A header function passed in through
+// WithHTTPOptions or WithSSEOptions would replace the identity hook; use
+// this instead.
+func WithHeaderFunc(f func(context.Context) map[string]string) Option {
+	return func(c *config) { c.headerFunc = f }
+}
 
 // WithStdioOptions passes options to mcp-go's stdio transport.
 func WithStdioOptions(opts ...transport.StdioOption) Option {
@@ -183,6 +193,7 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 		if cfg.headers != nil {
 			o = append(o, transport.WithHTTPHeaders(cfg.headers))
 		}
+		o = append(o, transport.WithHTTPHeaderFunc(cfg.requestHeaders))
 		return transport.NewStreamableHTTP(endpoint, o...)
 	})
 }
@@ -194,8 +205,30 @@ func SSE(endpoint string, opts ...Option) *Conn {
 		if cfg.headers != nil {
 			o = append(o, transport.WithHeaders(cfg.headers))
 		}
+		o = append(o, transport.WithHeaderFunc(cfg.requestHeaders))
 		return transport.NewSSE(endpoint, o...)
 	})
+}
+
+// requestHeaders is the per-request header hook of the HTTP transports: the
+// caller's own header function, then the bearer token the identity guard
+// put in the call's context. mcp-go applies it last, over static headers.
+func (c *config) requestHeaders(ctx context.Context) map[string]string {
+	var h map[string]string
+	if c.headerFunc != nil {
+		h = c.headerFunc(ctx)
+	}
+	if tok, ok := mcpruntime.BearerToken(ctx); ok {
+		own := make(map[string]string, len(h)+1) // the caller's map may be shared
+		for k, v := range h {
+			if !strings.EqualFold(k, "Authorization") {
+				own[k] = v
+			}
+		}
+		own["Authorization"] = "Bearer " + string(tok)
+		h = own
+	}
+	return h
 }
 
 // InProcess returns a Conn to an mcp-go server in the same process.

@@ -1,0 +1,268 @@
+package mcpruntime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// FileStore is the durable ApprovalStore: one JSON file per approval in a
+// directory, so approvals survive a restart and can be inspected by hand.
+//
+//   - Every write goes to a temporary file in the directory, is synced,
+//     renamed over the approval's file and the directory is synced: a crash
+//     leaves the old file or the new one, never a torn one.
+//   - Every operation holds an exclusive lock on the directory's .lock file
+//     (flock), so Update is a compare-and-swap across goroutines and across
+//     processes sharing the directory: two resumers in two processes cannot
+//     both win. The kernel drops the lock when a process dies, so a crash
+//     never leaves the store locked.
+//
+// It needs flock, so it is available on Unix systems (on others
+// OpenFileStore returns an error), and the directory must be on a local
+// file system (flock is not reliable over NFS). Files are created 0600 in a
+// 0700 directory: arguments may be sensitive. Tokens are never stored.
+type FileStore struct {
+	dir string
+
+	mu   sync.Mutex // flock is per open file; this orders goroutines
+	lock *os.File
+}
+
+// OpenFileStore opens (creating if needed) the store in dir.
+func OpenFileStore(dir string) (*FileStore, error) {
+	if dir == "" {
+		return nil, errors.New("approval store: empty directory name")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("approval store: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("approval store: %w", err)
+	}
+	s := &FileStore{dir: dir, lock: f}
+	// Fail now, not on the first approval, where flock is missing.
+	if err := s.locked(func() error { return nil }); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir returns the store's directory.
+func (s *FileStore) Dir() string { return s.dir }
+
+// Close releases the lock file. The store must not be used afterwards.
+func (s *FileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
+}
+
+func (s *FileStore) locked(fn func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return errors.New("approval store: closed")
+	}
+	if err := flock(s.lock); err != nil {
+		return fmt.Errorf("approval store %s: lock: %w", s.dir, err)
+	}
+	defer funlock(s.lock)
+	return fn()
+}
+
+func (s *FileStore) path(id string) string { return filepath.Join(s.dir, id+".json") }
+
+// Create implements ApprovalStore.
+func (s *FileStore) Create(_ context.Context, a *Approval) error {
+	if err := checkID(a.ID); err != nil {
+		return err
+	}
+	return s.locked(func() error {
+		if _, err := os.Lstat(s.path(a.ID)); err == nil {
+			return fmt.Errorf("approval %s already exists", a.ID)
+		}
+		return s.write(a)
+	})
+}
+
+// Get implements ApprovalStore.
+func (s *FileStore) Get(_ context.Context, id string) (*Approval, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	var a *Approval
+	err := s.locked(func() error {
+		var err error
+		a, err = s.read(id)
+		return err
+	})
+	return a, err
+}
+
+// Update implements ApprovalStore.
+func (s *FileStore) Update(_ context.Context, id string, fn func(*Approval) error) (*Approval, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	var out *Approval
+	err := s.locked(func() error {
+		a, err := s.read(id)
+		if err != nil {
+			return err
+		}
+		before, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+		a.ID = id
+		after, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(before, after) {
+			if err := s.write(a); err != nil {
+				return err
+			}
+		}
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// List implements ApprovalStore. An unreadable file fails the whole list,
+// naming the file: a store silently missing approvals would hide them from
+// the people who must decide.
+func (s *FileStore) List(context.Context) ([]*Approval, error) {
+	var out []*Approval
+	err := s.locked(func() error {
+		ents, err := os.ReadDir(s.dir)
+		if err != nil {
+			return fmt.Errorf("approval store: %w", err)
+		}
+		for _, e := range ents {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok || !e.Type().IsRegular() || !approvalIDPattern.MatchString(id) {
+				continue // the lock file, temporary files, anything else
+			}
+			a, err := s.read(id)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortApprovals(out)
+	return out, nil
+}
+
+func (s *FileStore) read(id string) (*Approval, error) {
+	p := s.path(id)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &ApprovalError{ID: id, Err: ErrApprovalNotFound}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approval store: %w", err)
+	}
+	var a Approval
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return nil, fmt.Errorf("%s: %s", positionOf(p, b, err), strings.TrimPrefix(err.Error(), "json: "))
+	}
+	switch {
+	case a.ID != id:
+		return nil, fmt.Errorf("%s: /id: %q does not match the file name", p, a.ID)
+	case !a.State.valid():
+		return nil, fmt.Errorf("%s: /state: unknown state %q", p, a.State)
+	}
+	return &a, nil
+}
+
+// positionOf names the place a JSON error points at as file:line:col.
+func positionOf(path string, data []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	// encoding/json reports the offset just past the offending byte.
+	off--
+	if off < 0 || off >= int64(len(data)) {
+		return path
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("%s:%d:%d", path, line, col)
+}
+
+// write replaces the approval's file atomically and durably.
+func (s *FileStore) write(a *Approval) error {
+	// Compact, so raw arguments and results keep their bytes.
+	b, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("approval %s: encode: %w", a.ID, err)
+	}
+	b = append(b, '\n')
+	tmp, err := os.CreateTemp(s.dir, ".tmp-"+a.ID+"-*")
+	if err != nil {
+		return fmt.Errorf("approval store: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(b); err != nil {
+		return fmt.Errorf("approval store: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("approval store: sync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("approval store: close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), s.path(a.ID)); err != nil {
+		return fmt.Errorf("approval store: %w", err)
+	}
+	ok = true
+	// The rename is durable only once the directory is synced.
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return fmt.Errorf("approval store: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("approval store: sync %s: %w", s.dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,409 @@
+package mcpruntime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// GatePolicy decides whether a call needs a person's approval before it is
+// made. args are the call's arguments without the identity argument.
+type GatePolicy func(d *Descriptor, args json.RawMessage) bool
+
+// GateMutations is the default policy: a tool that is not annotated
+// read-only may change state, so its calls are gated. With the
+// specification's defaults a tool without annotations is a mutation (and
+// destructive).
+func GateMutations(d *Descriptor, _ json.RawMessage) bool { return !d.Annotations.ReadOnly }
+
+// GateAlways gates every call.
+func GateAlways(*Descriptor, json.RawMessage) bool { return true }
+
+// GateNever gates no call.
+func GateNever(*Descriptor, json.RawMessage) bool { return false }
+
+// DefaultApprovalTTL is how long a pending approval waits for a decision.
+const DefaultApprovalTTL = 24 * time.Hour
+
+// GateOption configures a Gate.
+type GateOption func(*Gate)
+
+// GateDefault sets the policy for tools without a rule of their own
+// (default GateMutations).
+func GateDefault(p GatePolicy) GateOption { return func(g *Gate) { g.def = p } }
+
+// GateTool sets the policy for one tool by wire name, overriding the
+// default: GateAlways, GateNever, or a predicate on the arguments.
+func GateTool(name string, p GatePolicy) GateOption {
+	return func(g *Gate) { g.tools[name] = p }
+}
+
+// GateAfterTaint makes the gate taint-aware: once the run (see WithRun) has
+// ingested external content, every call to a tool not annotated read-only
+// needs approval, whatever the policies say. It guards against instructions
+// injected through tool output steering the model into changes.
+func GateAfterTaint() GateOption { return func(g *Gate) { g.taintAware = true } }
+
+// GateTTL sets how long pending approvals wait (default
+// DefaultApprovalTTL).
+func GateTTL(d time.Duration) GateOption { return func(g *Gate) { g.ttl = d } }
+
+// GateClock replaces time.Now, for tests of expiry.
+func GateClock(now func() time.Time) GateOption { return func(g *Gate) { g.now = now } }
+
+// Gate holds gated calls for a person's decision and makes each approved
+// call exactly once. Give it to tools with WithGate; one Gate (and store)
+// can serve every tool of a program.
+type Gate struct {
+	store      ApprovalStore
+	def        GatePolicy
+	tools      map[string]GatePolicy
+	taintAware bool
+	ttl        time.Duration
+	now        func() time.Time
+
+	mu sync.Mutex
+	// inflight has a channel per approval this process is executing,
+	// closed when the outcome is recorded, so concurrent resumers in the
+	// process wait for it instead of failing.
+	inflight map[string]chan struct{}
+}
+
+// NewGate returns a gate keeping approvals in store.
+func NewGate(store ApprovalStore, opts ...GateOption) *Gate {
+	g := &Gate{store: store, def: GateMutations, tools: map[string]GatePolicy{}, ttl: DefaultApprovalTTL, now: time.Now, inflight: map[string]chan struct{}{}}
+	for _, o := range opts {
+		o(g)
+	}
+	if g.def == nil {
+		g.def = GateMutations
+	}
+	if g.ttl <= 0 {
+		g.ttl = DefaultApprovalTTL
+	}
+	return g
+}
+
+// Store returns the gate's approval store.
+func (g *Gate) Store() ApprovalStore { return g.store }
+
+// Get returns an approval, with expiry applied to its state.
+func (g *Gate) Get(ctx context.Context, id string) (*Approval, error) {
+	a, err := g.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.State = a.effectiveState(g.now())
+	return a, nil
+}
+
+// Pending returns the approvals waiting for a decision, oldest first.
+func (g *Gate) Pending(ctx context.Context) ([]*Approval, error) {
+	all, err := g.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := g.now()
+	var out []*Approval
+	for _, a := range all {
+		if a.effectiveState(now) == StatePending {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// errNoChange makes a store Update write nothing without it being an error.
+var errNoChange = errors.New("no change")
+
+// Approve approves a pending approval. digest must be the approval's
+// Digest, the arguments the person was shown: an approval covers exactly
+// those. Approving twice is not an error.
+func (g *Gate) Approve(ctx context.Context, id, digest string) error {
+	now := g.now()
+	var fail error
+	_, err := g.store.Update(ctx, id, func(a *Approval) error {
+		if a.Digest != digest {
+			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it covers arguments %s, not %s", a.Digest, digest)}
+		}
+		switch a.effectiveState(now) {
+		case StatePending:
+			a.State, a.Decided = StateApproved, now
+			return nil
+		case StateDenied:
+			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalDenied, Detail: a.Reason}
+		case StateExpired:
+			fail = &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalExpired}
+			if a.State != StateExpired {
+				a.State = StateExpired
+				return nil
+			}
+			return fail
+		default: // approved, executing, done
+			return errNoChange
+		}
+	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fail
+}
+
+// ErrApprovalStarted: a Deny came after the approved call had started.
+var ErrApprovalStarted = errors.New("the approved call has already started")
+
+// Deny denies a pending (or approved, not yet started) approval. The tool
+// never runs; resuming it gives the model a denial carrying reason.
+func (g *Gate) Deny(ctx context.Context, id, reason string) error {
+	now := g.now()
+	var fail error
+	_, err := g.store.Update(ctx, id, func(a *Approval) error {
+		switch a.effectiveState(now) {
+		case StatePending, StateApproved:
+			a.State, a.Decided, a.Reason = StateDenied, now, reason
+			return nil
+		case StateDenied:
+			return errNoChange
+		case StateExpired:
+			fail = &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalExpired}
+			if a.State != StateExpired {
+				a.State = StateExpired
+				return nil
+			}
+			return fail
+		default:
+			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalStarted}
+		}
+	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fail
+}
+
+// denialText is what the model receives for a denied call.
+func denialText(a *ApprovalError) string {
+	reason := a.Detail
+	if reason == "" {
+		reason = "no reason was given"
+	}
+	return fmt.Sprintf("A person reviewing this call to %q denied it, so it was not made. Reason: %s", a.Tool, reason)
+}
+
+// decide says whether the call is gated, and why.
+func (g *Gate) decide(ctx context.Context, c *call) (string, bool) {
+	if g.taintAware && !c.desc.Annotations.ReadOnly {
+		if r := RunFrom(ctx); r != nil {
+			if p, ok := r.Tainted(); ok {
+				return fmt.Sprintf("the run has ingested external content (from tool %q) and the tool may change state", p.Tool), true
+			}
+		}
+	}
+	if p, ok := g.tools[c.desc.Name]; ok && p != nil {
+		return "a rule for this tool", p(c.desc, c.args)
+	}
+	if g.def(c.desc, c.args) {
+		return "the tool may change state (it is not annotated read-only)", true
+	}
+	return "", false
+}
+
+// intercept is the gate guard. A fresh call that the policy gates is
+// stored as pending and not made; a resumed call is made at most once.
+func (g *Gate) intercept(next handler) handler {
+	return func(ctx context.Context, c *call) (*Result, error) {
+		if c.approval != "" {
+			return g.execute(ctx, c, next)
+		}
+		why, gated := g.decide(ctx, c)
+		if !gated {
+			return next(ctx, c)
+		}
+		args := c.args
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = json.RawMessage("{}")
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, args); err != nil {
+			return nil, fmt.Errorf("tool %q: arguments: %w", c.desc.Name, err)
+		}
+		digest, err := ArgsDigest(compact.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", c.desc.Name, err)
+		}
+		now := g.now()
+		a := &Approval{
+			ID: randomID(), Tool: c.desc.Name, Server: c.server, Args: compact.Bytes(), Digest: digest,
+			Principal: c.principal, Why: why, State: StatePending, Created: now, Expires: now.Add(g.ttl),
+		}
+		if err := g.store.Create(ctx, a); err != nil {
+			return nil, fmt.Errorf("tool %q: store approval: %w", c.desc.Name, err)
+		}
+		return nil, &ApprovalRequiredError{Approval: a}
+	}
+}
+
+// binding checks that a approves this very call: the stored arguments
+// still hash to the approved digest and the principal is the same.
+func binding(a *Approval, c *call) error {
+	if d, err := ArgsDigest(a.Args); err != nil || d != a.Digest {
+		return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: "the stored arguments no longer hash to the approved digest " + a.Digest}
+	}
+	if a.Principal != c.principal {
+		return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it was requested by principal %q, not %q", a.Principal, c.principal)}
+	}
+	return nil
+}
+
+// execute makes the approved call once. The store's compare-and-swap from
+// approved to executing picks one winner; other resumers in this process
+// wait for its outcome, and every later resume returns the recorded
+// outcome.
+func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, error) {
+	id := c.approval
+	for {
+		now := g.now()
+		var (
+			won     bool
+			wait    chan struct{}
+			expired *ApprovalError
+			seen    *Approval
+		)
+		a, err := g.store.Update(ctx, id, func(a *Approval) error {
+			if a.Tool != c.desc.Name {
+				return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q, not %q", a.Tool, c.desc.Name)}
+			}
+			switch a.effectiveState(now) {
+			case StatePending:
+				return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalPending}
+			case StateDenied:
+				return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalDenied, Detail: a.Reason}
+			case StateExpired:
+				expired = &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalExpired}
+				if a.State != StateExpired {
+					a.State = StateExpired
+					return nil
+				}
+				return expired
+			case StateApproved:
+				if err := binding(a, c); err != nil {
+					return err
+				}
+				a.State, a.Started = StateExecuting, now
+				won = true
+				// Registered under the store's lock, so a resumer that sees
+				// executing next also sees the channel.
+				g.mu.Lock()
+				g.inflight[id] = make(chan struct{})
+				g.mu.Unlock()
+				return nil
+			case StateExecuting:
+				if err := binding(a, c); err != nil {
+					return err
+				}
+				g.mu.Lock()
+				wait = g.inflight[id]
+				g.mu.Unlock()
+				if wait == nil {
+					return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "started " + a.Started.UTC().Format(time.RFC3339)}
+				}
+				return errNoChange
+			default: // done
+				if err := binding(a, c); err != nil {
+					return err
+				}
+				seen = a.clone()
+				return errNoChange
+			}
+		})
+		switch {
+		case won && err != nil:
+			// The transition was not stored: nothing ran; let waiters retry.
+			g.finish(id)
+			return nil, fmt.Errorf("approval %s: %w", id, err)
+		case won:
+			return g.run(ctx, c, a, next)
+		case wait != nil:
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case seen != nil:
+			return replay(ctx, c, seen)
+		case expired != nil && err == nil:
+			return nil, expired
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (g *Gate) finish(id string) {
+	g.mu.Lock()
+	if ch, ok := g.inflight[id]; ok {
+		close(ch)
+		delete(g.inflight, id)
+	}
+	g.mu.Unlock()
+}
+
+// run makes the call with the approved arguments and records the outcome.
+// The outcome is recorded even if ctx has ended meanwhile.
+func (g *Gate) run(ctx context.Context, c *call, a *Approval, next handler) (*Result, error) {
+	defer g.finish(a.ID)
+	c.args = cloneRaw(a.Args)
+	res, err := next(ctx, c)
+	out := &Outcome{Finished: g.now(), Provenance: c.prov}
+	if err != nil {
+		out.Error = err.Error()
+	} else if out.Result, err = encodeResult(res); err != nil {
+		out.Error = "encode result: " + err.Error()
+	}
+	_, uerr := g.store.Update(context.WithoutCancel(ctx), a.ID, func(s *Approval) error {
+		if s.State != StateExecuting {
+			return fmt.Errorf("state is %s, not executing", s.State)
+		}
+		s.State, s.Outcome = StateDone, out
+		return nil
+	})
+	if uerr != nil {
+		return nil, fmt.Errorf("approval %s: the call was made but its outcome could not be recorded, so later resumes will report it unknown: %w", a.ID, uerr)
+	}
+	return res, err
+}
+
+// replay returns the recorded outcome of the one execution. The result
+// enters this run too, so it is recorded in this run's ledger.
+func replay(ctx context.Context, c *call, a *Approval) (*Result, error) {
+	o := a.Outcome
+	if o == nil {
+		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "done without an outcome"}
+	}
+	if o.Error != "" {
+		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovedCallFailed, Detail: o.Error}
+	}
+	res, err := ParseResult(o.Result)
+	if err != nil {
+		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "recorded result unreadable: " + err.Error()}
+	}
+	if o.Provenance != nil {
+		p := *o.Provenance
+		c.prov = &p
+		if r := RunFrom(ctx); r != nil {
+			r.Record(p)
+		}
+	}
+	return res, nil
+}

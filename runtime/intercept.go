@@ -1,0 +1,78 @@
+package mcpruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// call is one tool call on its way through the guards. Only the identity
+// guard reads token; nothing stores the call.
+type call struct {
+	desc      *Descriptor
+	server    string
+	args      json.RawMessage
+	principal string // "" when the tool has no identity
+	token     Secret
+	// approval is the id of the approval a Resume executes; its stored
+	// arguments replace args.
+	approval string
+	// prov is set by the taint recorder when a result came back.
+	prov *Provenance
+}
+
+type handler func(ctx context.Context, c *call) (*Result, error)
+
+// interceptor wraps a handler with one guard.
+type interceptor func(next handler) handler
+
+// chain applies interceptors around h, the first outermost.
+func chain(h handler, is ...interceptor) handler {
+	for i := len(is) - 1; i >= 0; i-- {
+		if is[i] != nil {
+			h = is[i](h)
+		}
+	}
+	return h
+}
+
+// timeout bounds the rest of the call and reports its expiry as a
+// *TimeoutError.
+func timeout(d time.Duration) interceptor {
+	return func(next handler) handler {
+		return func(ctx context.Context, c *call) (*Result, error) {
+			if d > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Tool: c.desc.Name, Timeout: d})
+				defer cancel()
+			}
+			res, err := next(ctx, c)
+			if err != nil {
+				var te *TimeoutError
+				if ctx.Err() != nil && errors.As(context.Cause(ctx), &te) {
+					return nil, te
+				}
+			}
+			return res, err
+		}
+	}
+}
+
+// caller is the innermost handler: the connection itself.
+func callerHandler(cl Caller) handler {
+	return func(ctx context.Context, c *call) (*Result, error) {
+		if cl == nil {
+			return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection)", c.desc.Name)
+		}
+		res, err := cl.CallTool(ctx, c.desc.Name, c.args)
+		if err != nil {
+			return nil, fmt.Errorf("call tool %q: %w", c.desc.Name, err)
+		}
+		if res == nil {
+			return nil, fmt.Errorf("call tool %q: the connection returned no result", c.desc.Name)
+		}
+		return res, nil
+	}
+}

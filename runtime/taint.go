@@ -1,0 +1,180 @@
+package mcpruntime
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Provenance says where one tool result came from. It holds no content,
+// only a digest of it, and never the caller's token.
+type Provenance struct {
+	Server string    `json:"server,omitempty"`
+	Tool   string    `json:"tool"`
+	Time   time.Time `json:"time"`
+	// Digest is "sha256:" and the hex SHA-256 of the result as the server
+	// sent it (content blocks, structuredContent and isError, as JSON).
+	Digest string `json:"digest"`
+	// External marks content from outside the program: every MCP tool
+	// result, and the output of Go tools that declare it. External content
+	// taints the run.
+	External bool `json:"external"`
+	// IsError marks a result the tool flagged as failed; its text is still
+	// external content.
+	IsError bool `json:"isError,omitempty"`
+}
+
+// Run is the ledger of one agent run: the provenance of every result the
+// run ingested, in order. Carry it in the run's context with WithRun; each
+// run has its own, so concurrent runs never see each other's records. A
+// Run is safe for concurrent use.
+type Run struct {
+	id string
+
+	mu      sync.Mutex
+	records []Provenance
+}
+
+// NewRun returns an empty ledger. An empty id gets a random one.
+func NewRun(id string) *Run {
+	if id == "" {
+		id = randomID()
+	}
+	return &Run{id: id}
+}
+
+// ID returns the run's id.
+func (r *Run) ID() string { return r.id }
+
+type runKey struct{}
+
+// WithRun returns a context whose tool calls are recorded in r.
+func WithRun(ctx context.Context, r *Run) context.Context {
+	return context.WithValue(ctx, runKey{}, r)
+}
+
+// RunFrom returns the run carried by ctx, or nil.
+func RunFrom(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}
+
+// Record adds p to the ledger. Tools record their results themselves; Go
+// code that brings other content into a run records it here.
+func (r *Run) Record(p Provenance) {
+	r.mu.Lock()
+	r.records = append(r.records, p)
+	r.mu.Unlock()
+}
+
+// Ledger returns the records so far, oldest first.
+func (r *Run) Ledger() []Provenance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.records)
+}
+
+// Tainted reports whether the run has ingested external content, and the
+// first record that brought it in.
+func (r *Run) Tainted() (Provenance, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.records {
+		if p.External {
+			return p, true
+		}
+	}
+	return Provenance{}, false
+}
+
+// recordTaint is the innermost guard: every result a server returns is
+// recorded, whichever path (call, invoke, resume) made the call.
+func recordTaint(next handler) handler {
+	return func(ctx context.Context, c *call) (*Result, error) {
+		res, err := next(ctx, c)
+		if res != nil {
+			p := Provenance{Server: c.server, Tool: c.desc.Name, Time: time.Now().UTC(), Digest: resultDigest(res), External: true, IsError: res.IsError}
+			c.prov = &p
+			if r := RunFrom(ctx); r != nil {
+				r.Record(p)
+			}
+		}
+		return res, err
+	}
+}
+
+// Digest is "sha256:" and the hex SHA-256 of the result as a tools/call
+// result in JSON (each block's raw JSON, structuredContent, _meta,
+// isError): the digest provenance records carry.
+func (r *Result) Digest() string { return resultDigest(r) }
+
+func resultDigest(r *Result) string {
+	b, err := encodeResult(r)
+	if err != nil {
+		b = []byte(fmt.Sprint(err)) // cannot happen: every part is already JSON
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// encodeResult encodes r as a tools/call result that ParseResult reads back
+// to an equal Result.
+func encodeResult(r *Result) (json.RawMessage, error) {
+	w := struct {
+		Content           []Content       `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+		Meta              json.RawMessage `json:"_meta,omitempty"`
+		IsError           bool            `json:"isError,omitempty"`
+	}{Content: r.Content, StructuredContent: r.StructuredContent, Meta: r.Meta, IsError: r.IsError}
+	if w.Content == nil {
+		w.Content = []Content{}
+	}
+	return json.Marshal(w)
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// FuncTool is a tool written in Go, offered to a model next to MCP tools.
+// It declares whether its output is external: output that comes from
+// outside the program (a web page, a file a user uploaded) taints the run
+// like an MCP result does; output the program computed itself does not.
+type FuncTool struct {
+	Desc *Descriptor
+	// External marks the tool's output as coming from outside the program.
+	External bool
+	Func     func(ctx context.Context, args json.RawMessage) (ModelResult, error)
+}
+
+// Descriptor implements Invoker.
+func (f *FuncTool) Descriptor() *Descriptor { return f.Desc }
+
+// Invoke runs the function and records its output in the run's ledger.
+func (f *FuncTool) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
+	if f.Func == nil {
+		return ModelResult{}, fmt.Errorf("tool %q: FuncTool without a Func", f.Desc.Name)
+	}
+	m, err := f.Func(ctx, args)
+	if err != nil {
+		return m, err
+	}
+	sum := sha256.Sum256([]byte(m.Text))
+	p := Provenance{Tool: f.Desc.Name, Time: time.Now().UTC(), Digest: "sha256:" + hex.EncodeToString(sum[:]), External: f.External, IsError: m.IsError}
+	if m.Result != nil {
+		p.Digest = resultDigest(m.Result)
+	}
+	m.Provenance = &p
+	if r := RunFrom(ctx); r != nil {
+		r.Record(p)
+	}
+	return m, nil
+}
