@@ -1,15 +1,3 @@
-// Package gen turns the tool schemas of MCP servers into Go types with
-// generated strict decoders and validators.
-//
-// The pipeline is load → IR → names → emit → format, each stage a pure
-// function: manifest.Parse reads each input (an mcpgen manifest, a raw
-// tools/list result or a single Tool object), ir.Build normalises every
-// input and output schema, names.Assign gives the whole sorted set its Go
-// names in one pass, and emit renders one file per input with jennifer,
-// which formats it. Generate returns the files and never writes.
-//
-// Generated code imports only the standard library and
-// github.com/mcpgen/mcpgen/runtime (as mcpruntime).
 package gen
 
 import (

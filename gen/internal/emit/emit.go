@@ -581,7 +581,7 @@ func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
 			))
 	}
 	c := &checker{e: e, owner: t.GoName}
-	out = append(out, jen.Line(), c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
+	out = append(out, jen.Line(), c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), func(g *jen.Group) {
 		body := c.checks(t, jen.Id("x"), jen.Id("ptr"), 0, true)
 		if len(body) > 0 {
 			g.Id("x").Op(":=").Add(underlying(t)).Call(jen.Op("*").Id("v"))
@@ -740,7 +740,7 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
-	return c.validateFunc(jen.Id("u").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
+	return c.validateFunc(jen.Id("u").Op("*").Id(t.GoName), func(g *jen.Group) {
 		g.Switch().BlockFunc(func(s *jen.Group) {
 			for _, v := range t.Variants {
 				if v.Type.Kind == ir.Null {
@@ -757,7 +757,7 @@ func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 
 func (e *emitter) structValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
-	return c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), t.GoName, func(g *jen.Group) {
+	return c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), func(g *jen.Group) {
 		for _, f := range t.Fields {
 			if f.Fixed != "" {
 				continue
@@ -879,7 +879,7 @@ type checker struct {
 
 // validateFunc declares the validate method with body, preceded by the
 // notes the checks left (what could not be checked and why).
-func (c *checker) validateFunc(recv jen.Code, _ string, body func(g *jen.Group)) jen.Code {
+func (c *checker) validateFunc(recv jen.Code, body func(g *jen.Group)) jen.Code {
 	fn := jen.Func().Params(recv).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(body)
 	if len(c.notes) == 0 {
 		return fn

@@ -48,6 +48,9 @@ func Words(s string) []string {
 			flush(i)
 			start = i
 		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-1 > start && unicode.IsUpper(rs[i-2]):
+			if r == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1])) && initialisms[string(rs[start:i])] {
+				continue // a plural initialism: URLs, IDs
+			}
 			flush(i - 1)
 			start = i - 1
 		}

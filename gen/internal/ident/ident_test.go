@@ -25,6 +25,9 @@ func TestIdent(t *testing.T) {
 		{"a b", "AB"},
 		{"oauth2Token", "Oauth2Token"},
 		{"FOO_BAR", "FooBar"},
+		{"htmlURLs", "HTMLURLs"},
+		{"userIDs", "UserIDs"},
+		{"IDsOnly", "IDsOnly"},
 	} {
 		if got := Ident(c.in); got != c.want {
 			t.Errorf("Ident(%q) = %q, want %q", c.in, got, c.want)

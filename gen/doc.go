@@ -1,0 +1,97 @@
+// Package gen turns the tool schemas of MCP servers into Go types with
+// generated strict decoders and validators.
+//
+// The pipeline is load → IR → names → emit → format, each stage a pure
+// function: manifest.Parse reads each input (an mcpgen manifest, a raw
+// tools/list result or a single Tool object, detected automatically),
+// ir.Build normalises every input and output schema, names.Assign gives the
+// whole sorted set its Go names in one pass, and emit renders one file per
+// input (crm.json → crm.mcp.go) with jennifer, which formats it. Generate
+// returns the files and never writes. Output does not depend on the order
+// tools are listed in, and is byte-identical across runs.
+//
+// Generated code imports only the standard library and
+// github.com/mcpgen/mcpgen/runtime (as mcpruntime).
+//
+// # What is generated
+//
+// For each tool, <Tool>Input and, when the tool has an outputSchema,
+// <Tool>Output, with every nested named type. Each root type has
+// Validate() error and a Decode<Root>(data []byte) function that decodes
+// strictly and validates; both report every violation, with its JSON
+// Pointer, in a *mcpruntime.ValidationError. Structs, unions and named
+// arrays and maps have MarshalJSON/UnmarshalJSON; UnmarshalJSON reports
+// wrong JSON types, null where null is not allowed, missing required
+// members and (for additionalProperties: false) undeclared members, all of
+// them; Validate reports the value constraints (enum, const, minimum,
+// maximum, exclusive bounds, multipleOf, minLength, maxLength, pattern,
+// minItems, maxItems, uniqueItems, minProperties, maxProperties). The
+// checks are generated code, not a schema interpreter.
+//
+// # Mapping
+//
+//   - string, integer (int64; format int32, uint64 and the like pick that
+//     type; a range beyond 64 bits is float64), number (float64), boolean.
+//   - Required → T. Optional scalar or struct → *T. Optional array, map or
+//     raw JSON → no pointer (nil means absent). Null allowed (type [T,
+//     "null"], anyOf/oneOf [T, {type: null}], enum with null) →
+//     mcpruntime.Nullable[T], which keeps absent, null and value apart.
+//   - enum of strings or numbers → a named type with constants named
+//     <Type><Value> and Valid(). A value without letters or digits, or two
+//     values that normalise to the same name, get <Type>Value<index>
+//     instead, index being the value's position in the schema's enum. Mixed
+//     or boolean enums stay raw JSON or bool, checked by Validate.
+//   - A required member with a scalar const has no Go field: MarshalJSON
+//     always sends it and decoding checks it. Other consts are checked.
+//   - Objects with properties → named structs (<Tool>Input<Prop>...,
+//     <...>Item for array elements, <...>Value for map values). Undeclared
+//     members of an open object are kept in AdditionalProperties, typed
+//     when additionalProperties is a schema, so a round trip loses nothing.
+//     An object without properties → map[string]T.
+//   - $defs and definitions keep their names when the name is unique among
+//     all schemas generated together, else <Root><Name>. Recursive
+//     references work: fields that close a cycle of structs are pointers.
+//   - oneOf/anyOf → a sum type (unexported variant fields, As<V>/Set<V>
+//     methods, MarshalJSON/UnmarshalJSON) when the variants can be told
+//     apart by JSON type, by a const member every variant requires, or by a
+//     required member unique to each variant (for oneOf, an object with
+//     more than one such member is a violation). A oneOf/anyOf of consts
+//     is an enum. Otherwise → json.RawMessage, with a comment saying why;
+//     such values are not checked.
+//   - allOf → merged into one schema (properties and required united,
+//     bounds tightened, several patterns all checked). Parts that cannot
+//     be merged → json.RawMessage with the reason.
+//   - {} and true → json.RawMessage. not, if/then/else, patternProperties,
+//     prefixItems, dependent*, propertyNames and contains still compile and
+//     are documented on the type as not checked; format is documented,
+//     not checked.
+//   - Output schemas may be any JSON value: a string, array, number or
+//     raw output becomes a defined type; one that may be null becomes a
+//     union with a Null variant.
+//
+// # Names
+//
+// Identifiers come from splitting names on non-alphanumerics and case
+// changes, with initialisms upper-cased (user_id and userId → UserID) and
+// an X in front of names that would not start with an upper-case letter.
+// A field named like a generated method (Validate, MarshalJSON,
+// UnmarshalJSON) gets a trailing underscore. Two declarations with the
+// same Go name are an error naming both JSON Pointers, resolved with
+// Config.Renames (a tool's naming name) or Config.GoNames / x-go-name (a
+// pinned identifier); names never depend on the order they are met in.
+//
+// # Regular expressions
+//
+// JSON Schema patterns are ECMA-262; Go's regexp is RE2. \uXXXX, \u{...}
+// and \/ are translated. A pattern Go cannot compile (lookaround,
+// backreferences) is not checked, and the generated validate method says
+// so in a comment.
+//
+// # Limits
+//
+// Only local $ref (#, #/$defs/..., #/definitions/..., or any JSON
+// Pointer into the schema) is supported; nothing is fetched, and any other
+// $ref is an error naming its pointer. Schemas nest at most
+// ir.MaxDepth levels. An integer like 1.0 is accepted, as JSON Schema
+// says; a value outside the Go integer type's range is a violation.
+package gen

@@ -1,0 +1,107 @@
+package mcpruntime
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestDecodeInteger(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1", 1, true}, {"1.0", 1, true}, {"1e2", 100, true}, {"-9223372036854775808", -1 << 63, true},
+		{"9223372036854775808", 0, false}, {"1.5", 0, false}, {`"1"`, 0, false}, {"null", 0, false},
+	} {
+		var got int64
+		var vs Violations
+		DecodeInteger(json.RawMessage(tc.in), &got, "/x", &vs)
+		if (vs.Len() == 0) != tc.ok || tc.ok && got != tc.want {
+			t.Errorf("DecodeInteger(%s) = %d, %v", tc.in, got, vs.Err(""))
+		}
+	}
+	var u uint8
+	var vs Violations
+	DecodeInteger(json.RawMessage("256"), &u, "", &vs)
+	DecodeInteger(json.RawMessage("-1"), &u, "", &vs)
+	if vs.Len() != 2 {
+		t.Errorf("uint8 range: %v", vs.Err(""))
+	}
+}
+
+func TestStrictDecodeReportsEverything(t *testing.T) {
+	var vs Violations
+	var tags []string
+	SliceOf(DecodeString[string])(json.RawMessage(`["a", 1, null, "b"]`), &tags, "/tags", &vs)
+	err := vs.Err("x")
+	if vs.Len() != 2 || !strings.Contains(err.Error(), "/tags/1: expected string, found number") || !strings.Contains(err.Error(), "/tags/2: expected string, found null") {
+		t.Fatalf("violations: %v", err)
+	}
+	m, _ := DecodeObject([]byte(`{"a":1,"b~/":2}`), "", &vs)
+	vs = Violations{}
+	Unknown(m, "/o", &vs, "a")
+	Required(m, "/o", &vs, "a", "c")
+	if got := vs.Err("").Error(); !strings.Contains(got, "/o/b~0~1: unknown member") || !strings.Contains(got, `/o: missing required member "c"`) {
+		t.Fatalf("violations: %s", got)
+	}
+}
+
+func TestNullableDecode(t *testing.T) {
+	var n Nullable[int64]
+	var vs Violations
+	NullableOf(DecodeInteger[int64])(json.RawMessage("null"), &n, "", &vs)
+	if !n.IsNull() {
+		t.Fatal("null not kept")
+	}
+	NullableOf(DecodeInteger[int64])(json.RawMessage("3"), &n, "", &vs)
+	if v, ok := n.Get(); !ok || v != 3 || vs.Len() != 0 {
+		t.Fatalf("value: %v %v %v", v, ok, vs.Err(""))
+	}
+}
+
+func TestMultipleOf(t *testing.T) {
+	for _, tc := range []struct {
+		x, m float64
+		want bool
+	}{{0.3, 0.1, true}, {1.07, 0.01, true}, {1.001, 0.01, false}, {10, 2.5, true}, {7, 2, false}, {-4, 2, true}} {
+		if got := MultipleOf(tc.x, tc.m); got != tc.want {
+			t.Errorf("MultipleOf(%v, %v) = %v", tc.x, tc.m, got)
+		}
+	}
+}
+
+func TestUniqueItemsAndCanonical(t *testing.T) {
+	items := []json.RawMessage{json.RawMessage(`{"a":1,"b":[1.0]}`), json.RawMessage(`2`), json.RawMessage(`{"b":[1],"a":1}`)}
+	if i, j, ok := UniqueItems(items); ok || i != 0 || j != 2 {
+		t.Fatalf("UniqueItems = %d %d %v", i, j, ok)
+	}
+	if !EqualJSON([]byte(`{"x":1e2}`), []byte(`{"x": 100}`)) || EqualJSON([]byte(`[1,2]`), []byte(`[2,1]`)) {
+		t.Fatal("EqualJSON")
+	}
+}
+
+func TestObjectEncoder(t *testing.T) {
+	var e ObjectEncoder
+	e.Member("b", 1)
+	e.Member("a", json.RawMessage(`"x"`))
+	ExtraMembers(&e, map[string]json.RawMessage{"z": json.RawMessage("true"), "b": json.RawMessage("2"), "c": json.RawMessage("null")}, "b")
+	got, err := e.Bytes()
+	if err != nil || string(got) != `{"b":1,"a":"x","c":null,"z":true}` {
+		t.Fatalf("%s %v", got, err)
+	}
+	var empty ObjectEncoder
+	if b, _ := empty.Bytes(); string(b) != "{}" {
+		t.Fatalf("%s", b)
+	}
+}
+
+func TestMergePrefixesPointers(t *testing.T) {
+	var vs Violations
+	vs.Merge("/a", &ValidationError{Violations: []Violation{{Pointer: "/b", Message: "m"}}})
+	vs.Merge("/c", nil)
+	if got := vs.Err("s").Error(); got != "s: /a/b: m" {
+		t.Fatalf("%q", got)
+	}
+}
