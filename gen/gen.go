@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -158,9 +159,12 @@ func plan(cfg Config) (*planned, error) {
 						data = o
 						sc.File = fmt.Sprintf("overrides[%s].%s", e.Key, member)
 						sc.Base = ""
-						if ix, err := manifest.NewIndex(o); err == nil {
-							overrideIx[sc] = ix
+						ix, err := manifest.NewIndex(o)
+						if err != nil {
+							errs = append(errs, fmt.Errorf("mcpgen: %s: invalid JSON: %v", sc.File, err))
+							continue
 						}
+						overrideIx[sc] = ix
 					}
 				}
 				if data == nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
@@ -218,9 +222,7 @@ func plan(cfg Config) (*planned, error) {
 	for _, pr := range names.Assign(roots, types) {
 		errs = append(errs, pos(pr.Loc, pr.Msg))
 	}
-	for _, g := range unusedPins(cfg.GoNames, schemas) {
-		errs = append(errs, fmt.Errorf("mcpgen: goNames key %q names no tool", g))
-	}
+	errs = append(errs, unusedConfig(cfg, schemas)...)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs)
 	}
@@ -255,20 +257,64 @@ func pinsFor(goNames map[string]string, tool, member string) map[string]string {
 	return out
 }
 
-func unusedPins(goNames map[string]string, schemas []*ir.Schema) []string {
+// unusedConfig reports config entries that name no tool, property or
+// schema location: a typo there would otherwise be silently ignored.
+func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	tools := map[string]bool{}
+	used := map[string]bool{}
+	props := map[string]map[string]bool{}
 	for _, s := range schemas {
 		tools[s.Tool] = true
-	}
-	var out []string
-	for k := range goNames {
-		t, _, ok := strings.Cut(k, "#")
-		if !ok || !tools[t] {
-			out = append(out, k)
+		member := "/inputSchema"
+		if s.Role == "Output" {
+			member = "/outputSchema"
+		}
+		for ptr := range s.PinsUsed {
+			if ptr == "" {
+				used[s.Tool+"#"+member] = true
+			} else {
+				used[s.Tool+"#"+member+ptr] = true
+			}
+		}
+		if s.Role == "Input" {
+			var top struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			_ = json.Unmarshal(s.Data, &top)
+			props[s.Tool] = map[string]bool{}
+			for k := range top.Properties {
+				props[s.Tool][k] = true
+			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(cfg.GoNames)) {
+		if !used[k] {
+			errs = append(errs, fmt.Errorf("mcpgen: goNames key %q matches no schema location (expected \"<tool>#/inputSchema/...\" or \"<tool>#/outputSchema/...\")", k))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Renames)) {
+		if !tools[k] {
+			errs = append(errs, fmt.Errorf("mcpgen: renames key %q names no tool", k))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Overrides)) {
+		if !tools[k] {
+			errs = append(errs, fmt.Errorf("mcpgen: overrides key %q names no tool", k))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.StripArgs)) {
+		if !tools[k] {
+			errs = append(errs, fmt.Errorf("mcpgen: stripArgs key %q names no tool", k))
+			continue
+		}
+		for _, a := range cfg.StripArgs[k] {
+			if !props[k][a] {
+				errs = append(errs, fmt.Errorf("mcpgen: stripArgs[%q]: the input schema has no property %q", k, a))
+			}
+		}
+	}
+	return errs
 }
 
 // sortErrors orders positioned errors by file, line and column (then

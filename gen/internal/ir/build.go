@@ -160,7 +160,7 @@ func jsonKindOf(t *Type) string {
 
 // pin returns the Go name pinned for the node at ptr (config or x-go-name).
 func (b *builder) pin(d *doc, n *node, ptr string) string {
-	p := d.s.Pins[ptr]
+	p := d.s.pinAt(ptr)
 	if p == "" {
 		p = n.getStr("x-go-name")
 	}
@@ -617,17 +617,11 @@ func (b *builder) field(d *doc, name string, pn *node, required bool, parent *Ty
 			return f
 		}
 	}
-	// The field's Go name is the segment of the types nested in it.
-	pinSave := d.s.Pins[pn.ptr]
-	if pinSave != "" {
-		delete(d.s.Pins, pn.ptr)
-	}
+	// The field's Go name is the segment of the types nested in it; a pin
+	// on a property names the field, not its type.
 	f.Type, f.Nullable = b.build(d, pn, parent, f.GoName, depth+1)
-	if pinSave != "" {
-		d.s.Pins[pn.ptr] = pinSave
-	}
 	if f.Type.Pinned == f.Pinned && f.Pinned != "" && f.Type.Parent == parent {
-		f.Type.Pinned = "" // x-go-name on a property names the field
+		f.Type.Pinned = ""
 	}
 	return f
 }

@@ -197,6 +197,9 @@ type Schema struct {
 	Base string
 	// Pins maps JSON Pointers within this schema to pinned Go names.
 	Pins map[string]string
+	// PinsUsed records which Pins were applied, so that a pin that names
+	// nothing can be reported.
+	PinsUsed map[string]bool
 	// Strip lists properties removed from the root object.
 	Strip []string
 }
@@ -205,4 +208,16 @@ type Schema struct {
 type Root struct {
 	Schema *Schema
 	Type   *Type
+}
+
+// pinAt returns the pin for ptr and records that it was used.
+func (s *Schema) pinAt(ptr string) string {
+	p, ok := s.Pins[ptr]
+	if ok {
+		if s.PinsUsed == nil {
+			s.PinsUsed = map[string]bool{}
+		}
+		s.PinsUsed[ptr] = true
+	}
+	return p
 }

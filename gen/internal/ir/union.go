@@ -60,6 +60,13 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 		vi.kind = types[0]
 	case len(types) == 0 && vi.constVal != nil:
 		vi.kind = vi.constVal.kindName()
+	case len(types) == 0 && r.get("enum") != nil && r.get("enum").kind == 'a' && len(r.get("enum").arr) > 0:
+		vi.kind = group(r.get("enum").arr[0].kindName())
+		for _, e := range r.get("enum").arr {
+			if group(e.kindName()) != vi.kind {
+				vi.kind = ""
+			}
+		}
 	case len(types) == 0 && !r.has("oneOf") && !r.has("anyOf"):
 		if it := inferTypes(r); len(it) == 1 {
 			vi.kind = it[0]
@@ -229,7 +236,7 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			node = vi.resolved
 		}
 		vt, _ := b.build(d, node, t, segs[i], depth+1)
-		if p := d.s.Pins[vi.node.ptr]; p != "" && vt.Pinned == "" && vt.Parent == t {
+		if p := d.s.pinAt(vi.node.ptr); p != "" && vt.Pinned == "" && vt.Parent == t {
 			vt.Pinned = p
 		}
 		t.Variants = append(t.Variants, &Variant{
@@ -464,7 +471,7 @@ func (b *builder) enumValues(d *doc, t *Type, vals []*node, docs map[*node]strin
 		} else {
 			ev.Segment = numSegment(string(v.num))
 		}
-		ev.Pinned = d.s.Pins[v.ptr]
+		ev.Pinned = d.s.pinAt(v.ptr)
 		if ev.Segment == "" {
 			ev.Segment = fmt.Sprintf("Value%d", i)
 		}
