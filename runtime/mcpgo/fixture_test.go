@@ -20,6 +20,9 @@ import (
 // TestMain re-runs the test binary as that server when MCPGO_FIXTURE is set,
 // so stdio tests talk to a real subprocess.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv("MCPGO_FIXTURE"); mode != "" && mode != "stdio" {
+		os.Exit(guardMain(mode)) // guards_test.go: the recorder server and store clients
+	}
 	if os.Getenv("MCPGO_FIXTURE") == "stdio" {
 		if err := server.ServeStdio(fixture()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
