@@ -139,6 +139,13 @@ func plan(cfg Config) (*planned, error) {
 		for _, e := range f.Manifest.Tools {
 			var tool map[string]json.RawMessage
 			_ = json.Unmarshal(e.Raw, &tool) // NewEntry checked it is an object
+			var doc []string
+			for _, k := range []string{"title", "description"} {
+				var v string
+				if json.Unmarshal(tool[k], &v) == nil && v != "" && !slices.Contains(doc, v) {
+					doc = append(doc, v)
+				}
+			}
 			bare := e.Key
 			if r, ok := cfg.Renames[e.Key]; ok {
 				bare = r
@@ -149,7 +156,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member)}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member)}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {

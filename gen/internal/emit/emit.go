@@ -143,6 +143,12 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 	} else {
 		lines = append(lines, fmt.Sprintf("%s is the schema at %s.", t.GoName, where(t)))
 	}
+	if t.Root != nil && t.Root.Schema.Role == "Input" && t.Root.Schema.ToolDoc != "" {
+		lines = append(lines, "", "The tool's description:", "")
+		for _, l := range strings.Split(t.Root.Schema.ToolDoc, "\n") {
+			lines = append(lines, "  "+l)
+		}
+	}
 	if d := docLines(t); len(d) > 0 {
 		lines = append(lines, "")
 		lines = append(lines, d...)
@@ -356,7 +362,7 @@ func fieldDoc(f *ir.Field) []string {
 		lines = append(lines, "Default: "+f.Default+" (applied by the server, not by this type).")
 	}
 	if f.Type.Deprecated && !f.Type.Named {
-		lines = append(lines, "Deprecated: the schema marks it deprecated.")
+		lines = append(lines, "", "Deprecated: the schema marks it deprecated.")
 	}
 	if f.Required && fieldRep(f) == repNullable {
 		lines = append(lines, "Required: it must be set, to a value or to null.")

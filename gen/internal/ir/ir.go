@@ -190,7 +190,9 @@ type Schema struct {
 	Tool string // wire name
 	Bare string // name used for Go naming (after renames)
 	Role string // "Input" or "Output"
-	Data []byte
+	// ToolDoc is the tool's title and description, for the root's doc.
+	ToolDoc string
+	Data    []byte
 	// File and Base position errors: Base is the schema's JSON Pointer in
 	// File.
 	File string

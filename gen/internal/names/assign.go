@@ -1,6 +1,7 @@
 package names
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -52,10 +53,23 @@ func Assign(roots []*ir.Root, types []*ir.Type) []Problem {
 	var decls []Decl
 	var probs []Problem
 	for _, t := range types {
-		decls = append(decls, Decl{Name: name(t, 0), Where: t.Loc.Where(), Pos: t.Loc})
+		d := Decl{Name: name(t, 0), Where: t.Loc.Where(), Pos: t.Loc}
+		if t.Root != nil {
+			d.Where = fmt.Sprintf("tool %q (%s)", t.Root.Schema.Tool, d.Where)
+			d.Hint = "give one tool another naming name (config renames) or pin a type name (config goNames)"
+		}
+		decls = append(decls, d)
+	}
+	// A decoder's name follows its type's; report it only when the type's
+	// own name is free, so one collision is one error.
+	typeClash := map[string]bool{}
+	for _, c := range Check(decls) {
+		typeClash[c.B.Name] = true
 	}
 	for _, r := range roots {
-		decls = append(decls, Decl{Name: "Decode" + r.Type.GoName, Where: r.Type.Loc.Where() + " (decoder)", Pos: r.Type.Loc})
+		if !typeClash[r.Type.GoName] {
+			decls = append(decls, Decl{Name: "Decode" + r.Type.GoName, Where: r.Type.Loc.Where() + " (decoder)", Pos: r.Type.Loc})
+		}
 	}
 	for _, t := range types {
 		for _, ev := range t.Values {

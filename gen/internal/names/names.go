@@ -19,6 +19,9 @@ type Decl struct {
 	Pinned bool
 	// Pos positions the error; opaque to this package.
 	Pos any
+	// Hint says how to resolve a collision, when the default advice does
+	// not fit.
+	Hint string
 }
 
 // Collision is two declarations with the same identifier.
@@ -45,5 +48,9 @@ func Check(ds []Decl) []Collision {
 
 // Message explains a collision and how to resolve it.
 func (c Collision) Message() string {
-	return fmt.Sprintf("Go name %s is also produced by %s; pin a different name for one of them (config goNames or x-go-name)", c.B.Name, c.A.Where)
+	hint := c.B.Hint
+	if hint == "" {
+		hint = "pin a different name for one of them (config goNames or x-go-name)"
+	}
+	return fmt.Sprintf("Go name %s is also produced by %s; %s", c.B.Name, c.A.Where, hint)
 }
