@@ -4,6 +4,7 @@ package emit
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -932,7 +933,10 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(x)).Block(add("must match the pattern "+strconv.Quote(p.Source))))
 		}
 		if cs.HasConst {
-			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.ConstJSON)).Block(add("must be "+cs.ConstJSON)))
+			var str string
+			if err := json.Unmarshal([]byte(cs.ConstJSON), &str); err == nil {
+				out = append(out, jen.If(jen.Add(x).Op("!=").Lit(str)).Block(add("must be "+cs.ConstJSON)))
+			}
 		}
 	case ir.Integer, ir.Number:
 		out = append(out, c.numChecks(t, k, x, add)...)
