@@ -71,12 +71,19 @@ type srcInput struct {
 // Generate returns the generated files by name. On failure the error joins
 // every problem found, each a *manifest.Error printing as
 // "file:line:col: /json/pointer: message", sorted by position.
-func Generate(cfg Config) (map[string][]byte, error) {
+func Generate(cfg Config) (files map[string][]byte, err error) {
+	defer func() {
+		// A bug here must not take down the caller (a go:generate run, an
+		// editor integration); report it as an error instead.
+		if r := recover(); r != nil {
+			files, err = nil, fmt.Errorf("mcpgen: internal error (please report it with the input): %v", r)
+		}
+	}()
 	p, err := plan(cfg)
 	if err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{}
+	files = map[string][]byte{}
 	var errs []error
 	for _, s := range p.inputs {
 		seen := map[*ir.Type]bool{}
