@@ -416,7 +416,7 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if len(t.Fields) > 0 {
 				g.Line()
 			}
-			for _, c := range comment(names.ExtraField + " keeps the members the schema does not declare, so that nothing is lost in a round trip.") {
+			for _, c := range comment(names.ExtraField+" keeps the members the schema does not declare,", "so that nothing is lost in a round trip.") {
 				g.Add(c)
 			}
 			g.Id(names.ExtraField).Map(jen.String()).Add(elemRef(t.Extra, t.ExtraNullable)).Tag(map[string]string{"json": "-"})
@@ -482,12 +482,14 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 			req = append(req, jen.Lit(f.JSONName))
 		}
 	}
-	what := "every wrong JSON type and missing required member"
+	doc := jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
+		Comment("// required member is reported in a *mcpruntime.ValidationError.").Line()
 	if t.Closed {
-		what = "every wrong JSON type, missing required member and undeclared member"
+		doc = jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type, missing").Line().
+			Comment("// required member and undeclared member is reported in a").Line().
+			Comment("// *mcpruntime.ValidationError.").Line()
 	}
-	return jen.Comment("// UnmarshalJSON decodes data strictly, reporting " + what).Line().
-		Comment("// in a *mcpruntime.ValidationError.").Line().
+	return doc.
 		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
 		g.Var().Id("vs").Add(rt("Violations"))
 		g.List(jen.Id("m"), jen.Id("ok")).Op(":=").Add(rt("DecodeObject")).Call(jen.Id("data"), jen.Lit(""), jen.Op("&").Id("vs"))
