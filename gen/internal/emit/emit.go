@@ -813,9 +813,11 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			}
 		}
 		if t.C.MinProperties != nil || t.C.MaxProperties != nil {
-			g.Id("n").Op(":=").Len(jen.Id("v").Dot(names.ExtraField))
-			if t.Extra == nil {
-				g.Id("n").Op("=").Lit(0)
+			// A closed object has no field for undeclared members.
+			if t.Extra != nil {
+				g.Id("n").Op(":=").Len(jen.Id("v").Dot(names.ExtraField))
+			} else {
+				g.Id("n").Op(":=").Lit(0)
 			}
 			for _, f := range t.Fields {
 				fv := jen.Id("v").Dot(f.GoName)
