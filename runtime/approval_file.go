@@ -25,7 +25,7 @@ import (
 //     both win. The kernel drops the lock when a process dies, so a crash
 //     never leaves the store locked.
 //
-// It needs flock, so it is available on Unix systems (on others
+// It needs flock, so it is available on Linux, macOS and the BSDs (on others
 // OpenFileStore returns an error), and the directory must be on a local
 // file system (flock is not reliable over NFS). Files are created 0600 in a
 // 0700 directory: arguments may be sensitive. Tokens are never stored.

@@ -58,6 +58,8 @@
 //     context.DeadlineExceeded).
 //   - *MissingToolError, *ProtocolError (a JSON-RPC error from the server),
 //     and transport or context errors from the Caller, wrapped.
+//   - *ApprovalRequiredError: the call is gated and was not made;
+//     *ApprovalError: a resume that cannot proceed (see Guards).
 //
 // Each call is bounded by DefaultTimeout (30 s) unless WithTimeout gives
 // another value; WithTimeout(0) leaves only the context to bound it. The
@@ -83,6 +85,65 @@
 // chosen tools, dispatching a model's calls by wire name, and offering no
 // way to reach the connection behind them. A name outside the set is a
 // model-facing failure that lists the tools available.
+//
+// # Guards
+//
+// Three guards make bindings safe to run for many users at once. They are
+// small interceptors around the call seam, applied by every Tool in one
+// order:
+//
+//	identity resolution → taint-aware gate → gate → identity injection →
+//	timeout → Caller → taint record
+//
+// Identity resolution comes first so a call without a principal fails
+// before anything happens, and so approvals can name the principal. The
+// gates come before injection, so the arguments an approval stores, hashes
+// and shows a person never contain the token; a gated call stops there and
+// reaches nothing below. The taint-aware check runs before the policy
+// because it overrides it. Injection is as late as possible, so only the
+// connection sees the token, and it wraps the timeout and the Caller so it
+// can scrub the token from whatever comes back. The timeout bounds the
+// network call only, not the wait for a person. The taint record sits
+// innermost, next to the Caller, so every result that comes back is
+// recorded, whether the call came from Call, Invoke or a resume.
+//
+// Per-run identity. WithIdentity(ContextPrincipal) reads the principal
+// (WithPrincipal: an ID and a Secret token) from each call's context, so
+// two runs of one binding act as two principals. Over streamable HTTP and
+// SSE the token goes as "Authorization: Bearer" on that request (the mcpgo
+// adapter reads BearerToken in mcp-go's per-request header hook). A tool
+// given WithIdentityArgument(name) gets the token in that argument instead
+// (stdio has no headers): set on every call, overriding any value, and
+// removed from a model's arguments before decoding. The generator removes
+// the argument from the Input type and the model-facing schema with
+// StripProperty. The token is scrubbed from results and errors (servers
+// echo arguments), is never stored, and prints as [redacted].
+//
+// Gated mutations. WithGate(NewGate(store, ...)) holds calls for a person.
+// By default a tool not annotated read-only is gated (GateMutations);
+// GateTool overrides per tool with GateAlways, GateNever or a predicate on
+// the arguments. A gated call is not made: Call and Invoke return an
+// *ApprovalRequiredError whose Approval (id, tool, arguments, their digest,
+// principal, expiry) is in the store. Gate.Approve(id, digest) or
+// Gate.Deny(id, reason) records the decision; Tool.Resume,
+// Tool.ResumeInvoke or Toolset.Resume then makes the approved call exactly
+// once: the store moves the approval from approved to executing with a
+// compare-and-swap, one resumer wins, the others in the process wait for
+// its outcome, and every later resume returns the recorded outcome. A call
+// that may have reached the server is never made again; if the process
+// died mid-call, resumes report ErrOutcomeUnknown. A denied call gives the
+// model a denial as the tool's result. An approval covers its digest and
+// principal only, and pending approvals expire (GateTTL). Stores:
+// MemoryStore, and FileStore (one file per approval, atomic writes, flock
+// across processes), behind the ApprovalStore interface.
+//
+// Taint tracking. With a Run in the context (WithRun), every result a
+// server returns is recorded in the run's ledger with its Provenance
+// (server, tool, time, digest; no content, no token); TypedResult and
+// ModelResult carry it too, and the model's text carries none of it.
+// FuncTool declares whether a Go tool's output is external. With
+// GateAfterTaint, once a run has ingested external content every call to a
+// tool not annotated read-only needs approval.
 //
 // # Versioning
 //
