@@ -148,14 +148,27 @@ func (ix *Index) Errorf(file, ptr, format string, args ...any) *Error {
 	return e
 }
 
+// Built once: a Replacer's tables are costly and these run for every
+// schema node the generator visits.
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 // EscapePointer escapes one JSON Pointer reference token (RFC 6901).
 func EscapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
 
 // UnescapePointer reverses EscapePointer.
 func UnescapePointer(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	if !strings.Contains(s, "~") {
+		return s
+	}
+	return pointerUnescaper.Replace(s)
 }
 
 // syntaxError turns a JSON decoding error into a positioned Error.

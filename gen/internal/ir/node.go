@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/manifest"
 )
 
 // node is a JSON value that keeps object member order (property order
@@ -88,9 +90,9 @@ func parseValue(dec *json.Decoder, ptr string) (*node, error) {
 	return n, nil
 }
 
-func escape(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func escape(s string) string { return manifest.EscapePointer(s) }
 
-func unescape(s string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(s) }
+func unescape(s string) string { return manifest.UnescapePointer(s) }
 
 // get returns member k of an object node, or nil.
 func (n *node) get(k string) *node {
