@@ -1,0 +1,348 @@
+package mcpruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// managedCaller is the Caller the manager hands to tools: every call goes
+// through the server's breaker, concurrency cap, drift check and retries.
+type managedCaller struct {
+	s     *server
+	tools map[string]*Descriptor // the descriptors the tools were built from
+}
+
+// Name labels the server in provenance records and approvals.
+func (c *managedCaller) Name() string { return c.s.id }
+
+// CallTool implements Caller.
+func (c *managedCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
+	return c.s.call(ctx, c.tools[name], name, args)
+}
+
+// ToolNames implements ToolLister, from the manager's tool cache.
+func (c *managedCaller) ToolNames(ctx context.Context) ([]string, error) {
+	ts, err := c.s.tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names, nil
+}
+
+// call makes one logical tool call: breaker, drift check, concurrency cap,
+// then the call itself with retries where they cannot run the tool twice.
+func (s *server) call(ctx context.Context, desc *Descriptor, name string, args json.RawMessage) (res *Result, err error) {
+	done, err := s.breakerFor(name).allow()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { done(countsAsFailure(ctx, err)) }()
+
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if desc != nil && desc.SchemaHash != "" {
+		if err := s.checkDrift(ctx, desc); err != nil {
+			return nil, err
+		}
+	}
+	if sem := s.semaphore(); sem != nil {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+		case <-ctx.Done():
+			return nil, fmt.Errorf("server %q: waiting for a free call slot (maxConcurrentCalls %d): %w", s.id, cap(sem), context.Cause(ctx))
+		}
+	}
+	idempotent := desc != nil && desc.Annotations.Idempotent
+	retries := s.config().EffectiveMaxRetries()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if sess, err = s.session(ctx); err != nil {
+				return nil, err
+			}
+		}
+		res, err = sess.CallTool(ctx, name, args)
+		if err == nil {
+			return res, nil
+		}
+		s.dropIfDone(sess)
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		var perm *PermanentError
+		if errors.As(err, &perm) {
+			return nil, err
+		}
+		notSent := errors.Is(err, ErrNotSent)
+		if !notSent && !(idempotent && transportError(err)) {
+			if transportError(err) {
+				// At most once: a mutation that may have run is not
+				// repeated behind the caller's back.
+				return nil, fmt.Errorf("server %q: %w (the request may have reached the server; not retried because the tool is not annotated idempotent)", s.id, err)
+			}
+			return nil, err
+		}
+		if attempt >= retries {
+			if attempt > 0 {
+				return nil, fmt.Errorf("server %q: %d attempts: %w", s.id, attempt+1, err)
+			}
+			return nil, err
+		}
+		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
+			return nil, err
+		}
+	}
+}
+
+// transportError reports whether err is a failure of the connection rather
+// than an answer from the server.
+func transportError(err error) bool {
+	var pe *ProtocolError
+	var me *MissingToolError
+	var te *TimeoutError
+	return !errors.As(err, &pe) && !errors.As(err, &me) && !errors.As(err, &te) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// countsAsFailure decides what the breaker counts: the server failing or
+// not answering in time, not the caller giving up, not answers that say
+// the call itself was wrong.
+func countsAsFailure(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	if ctx.Err() != nil {
+		// The per-call timeout (or the caller's deadline) passing means
+		// the server was too slow; a cancellation is the caller's doing.
+		return errors.Is(ctx.Err(), context.DeadlineExceeded)
+	}
+	var pe *ProtocolError
+	var me *MissingToolError
+	var ce *CircuitOpenError
+	switch {
+	case errors.As(err, &me), errors.As(err, &ce), errors.Is(err, ErrDrift), errors.Is(err, ErrAgentNotAllowed):
+		return false
+	case errors.As(err, &pe):
+		// Internal errors and the implementation-defined server errors
+		// count; invalid params or an unknown method are the caller's.
+		return pe.Code == -32603 || (pe.Code <= -32000 && pe.Code >= -32099)
+	}
+	return true
+}
+
+// checkDrift compares the bindings' schema hash with the live tool's.
+func (s *server) checkDrift(ctx context.Context, desc *Descriptor) error {
+	ts, err := s.tools(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ts, func(t ToolInfo) bool { return t.Name == desc.Name })
+	if i < 0 {
+		return &MissingToolError{Server: s.id, Tools: []string{desc.Name}, Available: toolNames(ts)}
+	}
+	got := ts[i].SchemaHash()
+	if got == desc.SchemaHash {
+		return nil
+	}
+	de := &DriftError{Server: s.id, Tool: desc.Name, Want: desc.SchemaHash, Got: got}
+	if s.m.drift == DriftFail {
+		return de
+	}
+	s.mu.Lock()
+	seen := s.warned[desc.Name] == got
+	s.warned[desc.Name] = got
+	s.mu.Unlock()
+	if !seen && s.m.onDrift != nil {
+		s.m.onDrift(de)
+	}
+	return nil
+}
+
+func toolNames(ts []ToolInfo) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// ToolSource selects tools of one registered server for an agent.
+type ToolSource struct {
+	// Server is the registered server id.
+	Server string
+	// Tools are the wire names to offer; empty offers every tool (every
+	// bound tool with Bind, every listed tool without).
+	Tools []string
+	// Bind builds the typed tools generated for the server over c, passing
+	// opts to each (a generated package's constructors do). Without Bind
+	// the tools are built from the live listing: their arguments must be a
+	// JSON object and are otherwise checked by the server only.
+	Bind func(c Caller, opts ...Option) []Invoker
+	// Options are passed to every tool of the source after the manager's
+	// own (the server's timeout and name): identity, gates.
+	Options []Option
+}
+
+// PreflightError lists everything that keeps a toolset from being built:
+// servers nobody registered, servers the agent may not use, tools the
+// server or the bindings lack, servers that cannot be reached. Nothing was
+// called.
+type PreflightError struct {
+	Agent    string
+	Problems []error
+}
+
+func (e *PreflightError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "toolset for agent %q: ", e.Agent)
+	if len(e.Problems) == 1 {
+		b.WriteString(e.Problems[0].Error())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d problems:", len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems, so errors.Is and errors.As see each.
+func (e *PreflightError) Unwrap() []error { return e.Problems }
+
+// Toolset resolves an agent's tool sources into one toolset, checking
+// before any call that every server is registered and open to the agent
+// and offers every tool named, and that the bindings have them: a
+// *PreflightError lists all that is missing. Go tools (NewGoTool, or any
+// Invoker) join the set with a circuit breaker of their own.
+func (m *Manager) Toolset(ctx context.Context, agent string, sources []ToolSource, goTools ...Invoker) (*Toolset, error) {
+	var probs []error
+	cfgs := make([]ServerConfig, len(sources))
+	for i, src := range sources {
+		cfg, err := m.access(ctx, agent, src.Server)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		cfgs[i] = cfg
+	}
+	if len(probs) > 0 {
+		// Offline problems first: no connection for a toolset that cannot
+		// be built anyway.
+		return nil, &PreflightError{Agent: agent, Problems: probs}
+	}
+	var tools []Invoker
+	for i, src := range sources {
+		ts, err := m.resolve(ctx, cfgs[i], src)
+		if err != nil {
+			probs = append(probs, err)
+			continue
+		}
+		tools = append(tools, ts...)
+	}
+	for _, t := range goTools {
+		if t == nil || t.Descriptor() == nil {
+			probs = append(probs, errors.New("a Go tool is nil"))
+			continue
+		}
+		tools = append(tools, m.guardGo(t))
+	}
+	if len(probs) > 0 {
+		return nil, &PreflightError{Agent: agent, Problems: probs}
+	}
+	return NewToolset(tools...)
+}
+
+func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource) ([]Invoker, error) {
+	s, err := m.server(cfg.ID)
+	if err != nil {
+		return nil, err
+	}
+	live, err := s.tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &managedCaller{s: s, tools: map[string]*Descriptor{}}
+	opts := append([]Option{WithTimeout(cfg.EffectiveToolTimeout()), WithServerName(cfg.ID)}, src.Options...)
+	var candidates []Invoker
+	if src.Bind != nil {
+		candidates = src.Bind(c, opts...)
+	} else {
+		for _, t := range live {
+			candidates = append(candidates, NewTool[dynamicArgs, dynamicOutput](t.Descriptor(), c, opts...))
+		}
+	}
+	byName := map[string]Invoker{}
+	for _, t := range candidates {
+		if t != nil && t.Descriptor() != nil {
+			byName[t.Descriptor().Name] = t
+		}
+	}
+	want := src.Tools
+	if len(want) == 0 {
+		want = slices.Sorted(func(yield func(string) bool) {
+			for n := range byName {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+	}
+	liveNames := toolNames(live)
+	var unbound, missing []string
+	var out []Invoker
+	for _, n := range want {
+		t, ok := byName[n]
+		switch {
+		case !ok && src.Bind != nil && slices.Contains(liveNames, n):
+			unbound = append(unbound, n)
+		case !ok || !slices.Contains(liveNames, n):
+			missing = append(missing, n)
+		default:
+			c.tools[n] = t.Descriptor()
+			out = append(out, t)
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, &MissingToolError{Server: cfg.ID, Tools: missing, Available: liveNames})
+	}
+	if len(unbound) > 0 {
+		errs = append(errs, fmt.Errorf("server %q: the bindings have no %s (regenerate them to include it)", cfg.ID, quoteList(unbound)))
+	}
+	return out, errors.Join(errs...)
+}
+
+// dynamicArgs are the arguments of a tool built from the live listing:
+// any JSON object, kept as sent.
+type dynamicArgs struct{ raw json.RawMessage }
+
+func (a *dynamicArgs) UnmarshalJSON(b []byte) error {
+	a.raw = append(a.raw[:0], b...)
+	return nil
+}
+
+func (a dynamicArgs) MarshalJSON() ([]byte, error) {
+	if len(a.raw) == 0 {
+		return []byte("{}"), nil
+	}
+	return a.raw, nil
+}
+
+func (*dynamicArgs) Validate() error { return nil }
+
+// dynamicOutput accepts any structured output; the raw bytes stay in the
+// Result.
+type dynamicOutput struct{}
+
+func (*dynamicOutput) UnmarshalJSON([]byte) error { return nil }
+func (*dynamicOutput) Validate() error            { return nil }
