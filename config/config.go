@@ -59,6 +59,8 @@ type Server struct {
 	Out      string
 	Identity *Identity // nil when not configured
 	Gate     *Gate     // nil when not configured
+	// Resources configures the generated resource accessors.
+	Resources Resources
 	// Pos is where the server's entry starts in the config file.
 	Pos Pos
 
@@ -131,6 +133,23 @@ type Override struct {
 	Pos          Pos
 }
 
+// Resources configures the accessors generated for resources and resource
+// templates.
+type Resources struct {
+	// Bind maps a resource's uri, or a template's uriTemplate, exactly as
+	// the server lists it, to its binding.
+	Bind map[string]ResourceBind
+}
+
+// ResourceBind binds one resource or template: Schema (JSON, nil when
+// unset) makes the accessor decode the content (application/json) into a
+// generated type; GoName pins the Go name its declarations are built from.
+type ResourceBind struct {
+	Schema json.RawMessage
+	GoName string
+	Pos    Pos
+}
+
 // Identity names the tool argument that carries the caller's identity.
 type Identity struct {
 	Argument string
@@ -189,7 +208,9 @@ var (
 
 var (
 	topKeys      = []string{"version", "servers"}
-	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate"}
+	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources"}
+	resourceKeys = []string{"bind"}
+	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
 	remoteKeys   = []string{"url", "headers"}
 	toolsKeys    = []string{"include", "exclude", "rename", "override"}
@@ -347,7 +368,51 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f, p, s)
 	}
+	if f, ok := fs["resources"]; ok {
+		s.Resources = d.resources(f, p)
+	}
 	return s
+}
+
+var goNameRE = regexp.MustCompile(`^\p{Lu}[\p{L}\p{N}_]*$`)
+
+func (d *decoder) resources(f field, p string) Resources {
+	p = join(p, "resources")
+	var r Resources
+	fs := d.mapping(f.val, p, resourceKeys)
+	b, ok := fs["bind"]
+	if !ok {
+		return r
+	}
+	r.Bind = map[string]ResourceBind{}
+	for _, kv := range d.pairs(b.val, b.path) {
+		if strings.TrimSpace(kv.key.Value) == "" {
+			d.errorf(kv.key, b.path, "empty resource uri")
+			continue
+		}
+		rb := ResourceBind{Pos: d.pos(kv.key)}
+		bf := d.mapping(kv.val, kv.path, bindKeys)
+		if kv.val.Kind == yaml.MappingNode && len(kv.val.Content) == 0 {
+			d.errorf(kv.val, kv.path, "empty binding: set schema and/or goName")
+		}
+		if s, ok := bf["schema"]; ok {
+			if s.val.Kind != yaml.MappingNode {
+				d.errorf(s.val, s.path, "a schema must be a mapping (a JSON Schema object), found %s", describe(s.val))
+			} else if j, ok := d.toJSON(s.val, s.path); ok {
+				rb.Schema = j
+			}
+		}
+		if g, ok := bf["goName"]; ok {
+			if v, ok := d.str(g.val, g.path); ok {
+				if !goNameRE.MatchString(v) {
+					d.errorf(g.val, g.path, "goName %q must be an exported Go identifier", v)
+				}
+				rb.GoName = v
+			}
+		}
+		r.Bind[kv.key.Value] = rb
+	}
+	return r
 }
 
 // relPath reads a slash-separated path relative to the config directory.

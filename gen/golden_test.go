@@ -42,11 +42,12 @@ type instanceSet struct {
 }
 
 type caseConfig struct {
-	Package   string                  `json:"package"`
-	Renames   map[string]string       `json:"renames"`
-	GoNames   map[string]string       `json:"goNames"`
-	Overrides map[string]ToolOverride `json:"overrides"`
-	StripArgs map[string][]string     `json:"stripArgs"`
+	Package   string                     `json:"package"`
+	Renames   map[string]string          `json:"renames"`
+	GoNames   map[string]string          `json:"goNames"`
+	Overrides map[string]ToolOverride    `json:"overrides"`
+	StripArgs map[string][]string        `json:"stripArgs"`
+	Resources map[string]ResourceBinding `json:"resources"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -81,6 +82,7 @@ func loadCases(t *testing.T) []*goldenCase {
 			}
 		}
 		c.cfg.Package, c.cfg.Renames, c.cfg.GoNames, c.cfg.Overrides, c.cfg.StripArgs = cc.Package, cc.Renames, cc.GoNames, cc.Overrides, cc.StripArgs
+		c.cfg.Resources = cc.Resources
 		out = append(out, c)
 	}
 	return out

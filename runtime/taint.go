@@ -15,9 +15,13 @@ import (
 // Provenance says where one tool result came from. It holds no content,
 // only a digest of it, and never the caller's token.
 type Provenance struct {
-	Server string    `json:"server,omitempty"`
-	Tool   string    `json:"tool"`
-	Time   time.Time `json:"time"`
+	Server string `json:"server,omitempty"`
+	Tool   string `json:"tool"`
+	// Resource is the URI of a resource read and Prompt the name of a
+	// prompt got (see ReadURI, GetPrompt); Tool is "" for those.
+	Resource string    `json:"resource,omitempty"`
+	Prompt   string    `json:"prompt,omitempty"`
+	Time     time.Time `json:"time"`
 	// Digest is "sha256:" and the hex SHA-256 of the result as the server
 	// sent it (content blocks, structuredContent and isError, as JSON).
 	Digest string `json:"digest"`

@@ -81,6 +81,7 @@ type CRM struct {
 	contacts []Contact // sorted by id
 	deals    []Deal    // sorted by id
 	outbox   []Email
+	exports  int // pipeline exports made (resources.go)
 }
 
 // New returns a CRM holding the seed data.
@@ -144,6 +145,7 @@ func (c *CRM) Server() *server.MCPServer {
 			mcp.WithArgument("deal_id", mcp.RequiredArgument(), mcp.ArgumentDescription("Deal id, e.g. D-2001.")),
 			mcp.WithArgument("tone", mcp.ArgumentDescription("formal (default) or friendly."))),
 		c.followUpPrompt)
+	c.addResources(s)
 	return s
 }
 

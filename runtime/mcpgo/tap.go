@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sync"
@@ -17,8 +18,10 @@ import (
 type sinkKey struct{}
 
 // sink receives the last tools/call response of one call (a multi
-// round-trip call sends several; the last is the answer).
+// round-trip call sends several; the last is the answer), or the response
+// of the method it names.
 type sink struct {
+	method string // "" means tools/call
 	mu     sync.Mutex
 	result json.RawMessage
 	rpcErr *mcp.JSONRPCErrorDetails
@@ -42,8 +45,8 @@ type tap struct {
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.Interface.SendRequest(ctx, req)
-	if err == nil && resp != nil && req.Method == string(mcp.MethodToolsCall) {
-		if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
+	if err == nil && resp != nil {
+		if s, ok := ctx.Value(sinkKey{}).(*sink); ok && req.Method == cmp.Or(s.method, string(mcp.MethodToolsCall)) {
 			s.record(resp)
 		}
 	}

@@ -204,6 +204,9 @@ type Schema struct {
 	PinsUsed map[string]bool
 	// Strip lists properties removed from the root object.
 	Strip []string
+	// Resource marks the content schema a config binding gives a resource
+	// (Tool is then the resource's uri or uriTemplate, Role "Content").
+	Resource bool
 }
 
 // Root is a built schema: the tool's Input or Output type.

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestResourceBindings(t *testing.T) {
+	cfg, err := Parse("mcpgen.yaml", []byte(`version: 1
+servers:
+  - id: crm
+    stdio: {command: crm-server}
+    resources:
+      bind:
+        "crm://pipeline":
+          schema:
+            type: array
+            items: {type: object, properties: {stage: {type: string}}}
+        "crm://deals/{deal_id}/summary": {goName: Summary, schema: {type: object}}
+        "crm://logo": {goName: Logo}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cfg.Servers[0].Resources.Bind
+	if len(b) != 3 {
+		t.Fatalf("bindings %+v", b)
+	}
+	if got := string(b["crm://pipeline"].Schema); got != `{"type":"array","items":{"type":"object","properties":{"stage":{"type":"string"}}}}` {
+		t.Errorf("pipeline schema %s", got)
+	}
+	if s := b["crm://deals/{deal_id}/summary"]; s.GoName != "Summary" || string(s.Schema) != `{"type":"object"}` || s.Pos.Line != 11 {
+		t.Errorf("summary %+v", s)
+	}
+	if l := b["crm://logo"]; l.GoName != "Logo" || l.Schema != nil {
+		t.Errorf("logo %+v", l)
+	}
+}
+
+func TestResourceBindingErrors(t *testing.T) {
+	_, err := Parse("mcpgen.yaml", []byte(`version: 1
+servers:
+  - id: crm
+    stdio: {command: crm-server}
+    resources:
+      bind:
+        "crm://a": {schema: [not, a, mapping]}
+        "crm://b": {goName: lower}
+        "crm://c": {}
+        "crm://d": {schema: {type: object}, mime: json}
+      other: 1
+`))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		`mcpgen.yaml:7:29: servers[0].resources.bind.crm://a.schema: a schema must be a mapping (a JSON Schema object), found a list (server "crm")`,
+		`mcpgen.yaml:8:29: servers[0].resources.bind.crm://b.goName: goName "lower" must be an exported Go identifier (server "crm")`,
+		`mcpgen.yaml:9:20: servers[0].resources.bind.crm://c: empty binding: set schema and/or goName (server "crm")`,
+		`mcpgen.yaml:10:45: servers[0].resources.bind.crm://d: unknown key "mime"`,
+		`mcpgen.yaml:11:7: servers[0].resources: unknown key "other"`,
+	}
+	got := strings.Split(err.Error(), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("errors:\n%s", err)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}
