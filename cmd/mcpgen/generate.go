@@ -155,6 +155,12 @@ func (o *generateOpts) units() ([]unit, error) {
 		if s.Identity != nil {
 			u.cfg.StripArgs = stripIdentity(data, s.Identity.Argument)
 		}
+		if len(s.Resources.Bind) > 0 {
+			u.cfg.Resources = map[string]gen.ResourceBinding{}
+			for key, b := range s.Resources.Bind {
+				u.cfg.Resources[key] = gen.ResourceBinding{Schema: b.Schema, GoName: b.GoName}
+			}
+		}
 		units = append(units, u)
 	}
 	return units, nil

@@ -134,3 +134,29 @@ func TestGenerateManifestFlags(t *testing.T) {
 		t.Errorf("broken manifest: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestGenerateResourceBinding: a config binding gives a resource a typed
+// accessor in the generated code.
+func TestGenerateResourceBinding(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+    resources:
+      bind:
+        "mem://pipeline": {schema: {type: array, items: {type: string, enum: [lead, won, lost]}}}
+`)
+	if code, _, errOut := mcpgen(t, "snapshot", "--config", cfg, "--quiet"); code != 0 {
+		t.Fatalf("snapshot: exit %d:\n%s", code, errOut)
+	}
+	if code, _, errOut := mcpgen(t, "generate", "--config", cfg); code != 0 {
+		t.Fatalf("generate: exit %d:\n%s", code, errOut)
+	}
+	src := string(read(t, filepath.Join(dir, "crm", "crm.mcp.go")))
+	for _, want := range []string{"type PipelineContent []PipelineContentItem", "func ReadPipeline("} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+}
