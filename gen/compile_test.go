@@ -19,6 +19,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 )
 
@@ -161,7 +162,7 @@ func TestGoldenCompiles(t *testing.T) {
 	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(reqs) {
 		t.Fatalf("driver output: %v (%d results for %d requests)", err, len(results), len(reqs))
 	}
-	var checked, roundTrips int
+	var checked, roundTrips, invoked int
 	for i, v := range verdicts {
 		res := results[i]
 		where := fmt.Sprintf("%s %s instance %s", v.unit.dir, v.key, v.inst)
@@ -182,6 +183,14 @@ func TestGoldenCompiles(t *testing.T) {
 			}
 			checked++
 		}
+		// Invoke drops an identity argument a model sends (the runtime sets
+		// it), where the decoder rejects the unknown member.
+		if res.Sent != nil && !hasAnyMember(v.inst, v.root.Schema.Strip) {
+			if *res.Sent != res.OK {
+				t.Errorf("%s: Invoke sent the arguments: %v; the decoder accepts them: %v (%s)", where, *res.Sent, res.OK, res.Err)
+			}
+			invoked++
+		}
 		if res.OK {
 			if !sameJSON(v.inst, res.Out) {
 				t.Errorf("%s: round trip changed the value to %s", where, res.Out)
@@ -192,7 +201,20 @@ func TestGoldenCompiles(t *testing.T) {
 			roundTrips++
 		}
 	}
-	t.Logf("%d units, %d instances, %d checked against jsonschema, %d round trips", len(units), len(reqs), checked, roundTrips)
+	t.Logf("%d units, %d instances, %d checked against jsonschema, %d round trips, %d through Invoke", len(units), len(reqs), checked, roundTrips, invoked)
+}
+
+func hasAnyMember(inst json.RawMessage, names []string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(inst, &m) != nil {
+		return false
+	}
+	for _, n := range names {
+		if _, ok := m[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 type verdict struct {
@@ -215,6 +237,9 @@ type driverResult struct {
 	Err    string          `json:"err"`
 	Out    json.RawMessage `json:"out"`
 	Stable bool            `json:"stable"`
+	// Sent says whether the tool's Invoke sent the instance as arguments
+	// (input roots, object instances only).
+	Sent *bool `json:"sent"`
 }
 
 func corpusUnit(t *testing.T, dir, pkg, name string, data []byte) *compileUnit {
@@ -285,7 +310,37 @@ func driverSource(units []*compileUnit) []byte {
 	for i, u := range units {
 		fmt.Fprintf(&b, "\tp%d %q\n", i, "mcpgentest/"+u.dir)
 	}
-	b.WriteString(")\n\nvar roots = map[string]func([]byte) ([]byte, []byte, error){\n")
+	b.WriteString("\t\"context\"\n\tmcpruntime \"github.com/mcpgen/mcpgen/runtime\"\n")
+	b.WriteString(")\n\n")
+	// invokes calls each tool's factory over a Caller that records what it
+	// is sent: a model's arguments must reach the server exactly when the
+	// generated decoder and validator accept them.
+	b.WriteString("var invokes = map[string]func([]byte) (bool, error){\n")
+	for i, u := range units {
+		for _, r := range u.roots {
+			if r.Schema.Role != "Input" {
+				continue
+			}
+			fmt.Fprintf(&b, "\t%q: func(data []byte) (bool, error) {\n", u.dir+"#"+r.Schema.Tool+"/"+r.Schema.Role)
+			fmt.Fprintf(&b, "\t\tvar f fake\n\t\tm, err := p%d.New%s(&f, identity).Invoke(context.Background(), data)\n", i, ident.Ident(r.Schema.Bare))
+			b.WriteString("\t\treturn m.Result != nil && f.calls == 1, err\n\t},\n")
+		}
+	}
+	b.WriteString(`}
+
+var identity = mcpruntime.WithIdentity(func(context.Context) (mcpruntime.Principal, error) {
+	return mcpruntime.Principal{ID: "p", Token: "t"}, nil
+})
+
+type fake struct{ calls int }
+
+func (f *fake) CallTool(context.Context, string, json.RawMessage) (*mcpruntime.Result, error) {
+	f.calls++
+	return &mcpruntime.Result{Content: []mcpruntime.Content{{Type: mcpruntime.ContentText, Text: "ok"}}}, nil
+}
+
+var roots = map[string]func([]byte) ([]byte, []byte, error){
+`)
 	for i, u := range units {
 		for _, r := range u.roots {
 			fmt.Fprintf(&b, "\t%q: func(data []byte) ([]byte, []byte, error) {\n", u.dir+"#"+r.Schema.Tool+"/"+r.Schema.Role)
@@ -315,15 +370,25 @@ func main() {
 		Err    string          ` + "`json:\"err\"`" + `
 		Out    json.RawMessage ` + "`json:\"out\"`" + `
 		Stable bool            ` + "`json:\"stable\"`" + `
+		Sent   *bool           ` + "`json:\"sent\"`" + `
 	}
 	var out []result
 	for _, r := range reqs {
+		var res result
 		enc, again, err := roots[r.Root](r.Data)
 		if err != nil {
-			out = append(out, result{Err: err.Error()})
-			continue
+			res.Err = err.Error()
+		} else {
+			res = result{OK: true, Out: enc, Stable: bytes.Equal(enc, again)}
 		}
-		out = append(out, result{OK: true, Out: enc, Stable: bytes.Equal(enc, again)})
+		if inv := invokes[r.Root]; inv != nil && bytes.HasPrefix(bytes.TrimSpace(r.Data), []byte("{")) {
+			sent, err := inv(r.Data)
+			if err != nil {
+				panic(err)
+			}
+			res.Sent = &sent
+		}
+		out = append(out, res)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		panic(err)

@@ -28,6 +28,30 @@
 // minItems, maxItems, uniqueItems, minProperties, maxProperties). The
 // checks are generated code, not a schema interpreter.
 //
+// # Bindings
+//
+// Each tool also gets a descriptor, <Tool>Descriptor (an
+// mcpruntime.Descriptor: wire and Go names, title, description,
+// annotations with the specification's defaults applied, the input schema
+// a model is shown, the output schema, and SchemaHash), and a factory,
+//
+//	func New<Tool>(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[<Tool>Input, <Tool>Output]
+//
+// (mcpruntime.NoOutput for a tool without an output schema), whose Call
+// is the typed call and whose Invoke is the language-model call. A tool
+// whose identity argument is configured (Config.StripArgs) has it left out
+// of its Input type and of the descriptor's input schema, and its factory
+// passes mcpruntime.WithIdentityArgument.
+//
+// Each input (one server) gets a Client with one method per tool, all
+// calls over one Caller (one session); NewClient; a ToolName type with a
+// Tool<Tool> constant per tool; Client.Toolset, which builds a
+// least-privilege mcpruntime.Toolset of the named tools for an agent;
+// Client.CheckTools; and Descriptors. When one package holds several
+// inputs, these names start with the input's base name (CrmClient).
+// Every generated name is checked for collisions with the others; a clash
+// is a positioned error.
+//
 // # Mapping
 //
 //   - string, integer (int64; format int32, uint64 and the like pick that

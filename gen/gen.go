@@ -55,13 +55,12 @@ type Config struct {
 	// ".../enum/2" (a constant). The x-go-name keyword in a schema does the
 	// same. Pins resolve name collisions.
 	GoNames map[string]string
-	// StripArgs maps a wire tool name to argument names removed from its
-	// Input type (arguments supplied by other means).
+	// StripArgs maps a wire tool name to the argument that carries the
+	// caller's identity (config identity.argument): it is removed from the
+	// Input type and from the schema a model is shown, and the tool's
+	// factory passes mcpruntime.WithIdentityArgument so the runtime sets
+	// it. A tool has at most one.
 	StripArgs map[string][]string
-	// Resources configures the accessors of resources and resource
-	// templates, keyed by uri or uriTemplate: a content schema for typed
-	// reads, or a pinned Go name.
-	Resources map[string]ResourceBinding
 }
 
 type srcInput struct {
@@ -70,8 +69,9 @@ type srcInput struct {
 	out    string
 	roots  []*ir.Root
 	schema []*ir.Schema
-	// res holds the input's resources and prompts (resources.go).
-	res *resourceSet
+	// tools are the typed bindings; server names the per-server ones.
+	tools  []*emit.Tool
+	server emit.Server
 }
 
 // Generate returns the generated files by name. On failure the error joins
@@ -97,8 +97,7 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
-		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types,
-			Resources: s.res.resources, Prompts: s.res.prompts})
+		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
 			continue
@@ -132,7 +131,6 @@ func plan(cfg Config) (*planned, error) {
 	index := map[*ir.Schema]*manifest.File{}
 	overrideIx := map[*ir.Schema]*manifest.Index{}
 	var schemas []*ir.Schema
-	usedBindings := map[string]bool{}
 	for _, in := range ins {
 		base := path.Base(strings.ReplaceAll(in.Name, "\\", "/"))
 		if i := strings.LastIndexByte(base, '.'); i > 0 {
@@ -151,11 +149,6 @@ func plan(cfg Config) (*planned, error) {
 		}
 		s := &srcInput{in: in, file: f, out: out}
 		srcs = append(srcs, s)
-		var resSchemas []*ir.Schema
-		var resErrs []error
-		s.res, resSchemas, resErrs = planResources(cfg, f, index, overrideIx, usedBindings)
-		errs = append(errs, resErrs...)
-		schemas = append(schemas, resSchemas...)
 		for _, e := range f.Manifest.Tools {
 			var tool map[string]json.RawMessage
 			_ = json.Unmarshal(e.Raw, &tool) // NewEntry checked it is an object
@@ -212,7 +205,6 @@ func plan(cfg Config) (*planned, error) {
 			}
 		}
 	}
-	errs = append(errs, unusedBindings(cfg, usedBindings)...)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs)
 	}
@@ -239,7 +231,7 @@ func plan(cfg Config) (*planned, error) {
 		return fmt.Errorf("mcpgen: %s: %s", l.Where(), msg)
 	}
 	for _, e := range bErrs {
-		errs = append(errs, pos(e.Loc, fmt.Sprintf("%s %s schema: %s", e.Loc.Schema.Subject(), strings.ToLower(e.Loc.Schema.Role), e.Msg)))
+		errs = append(errs, pos(e.Loc, fmt.Sprintf("tool %q %s schema: %s", e.Loc.Schema.Tool, strings.ToLower(e.Loc.Schema.Role), e.Msg)))
 	}
 	seen := map[*ir.Type]bool{}
 	var types []*ir.Type
@@ -247,15 +239,10 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
-	var resSets []*resourceSet
-	for _, s := range srcs {
-		s.res.attach(roots)
-		resSets = append(resSets, s.res)
-	}
-	for _, pr := range names.Assign(roots, types) {
-		errs = append(errs, pos(pr.Loc, pr.Msg))
-	}
-	for _, pr := range resourceCollisions(resSets, roots, types) {
+	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots)
+	errs = append(errs, bErrs2...)
+	probs = append(probs, names.AssignWith(roots, types, decls)...)
+	for _, pr := range probs {
 		errs = append(errs, pos(pr.Loc, pr.Msg))
 	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
@@ -300,9 +287,6 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	used := map[string]bool{}
 	props := map[string]map[string]bool{}
 	for _, s := range schemas {
-		if s.Resource {
-			continue
-		}
 		tools[s.Tool] = true
 		member := "/inputSchema"
 		if s.Role == "Output" {

@@ -26,7 +26,12 @@ type Problem struct {
 // returns every collision. Names are computed from the schema structure
 // alone, so the order of types does not matter; collisions are found by
 // sorting the whole set.
-func Assign(roots []*ir.Root, types []*ir.Type) []Problem {
+func Assign(roots []*ir.Root, types []*ir.Type) []Problem { return AssignWith(roots, types, nil) }
+
+// AssignWith is Assign with more package-level declarations to check
+// against the types' names: the generated bindings (descriptors,
+// factories, the Client). Each extra Decl's Pos must be an ir.Loc.
+func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 	defs := map[string]int{}
 	for _, t := range types {
 		if t.DefName != "" {
@@ -105,8 +110,13 @@ func Assign(roots []*ir.Root, types []*ir.Type) []Problem {
 			fields[f.GoName] = f
 		}
 	}
+	decls = append(decls, extra...)
 	for _, c := range Check(decls) {
-		probs = append(probs, Problem{Loc: c.B.Pos.(ir.Loc), Msg: c.Message()})
+		loc, ok := c.B.Pos.(ir.Loc)
+		if !ok {
+			loc, _ = c.A.Pos.(ir.Loc)
+		}
+		probs = append(probs, Problem{Loc: loc, Msg: c.Message()})
 	}
 	return probs
 }

@@ -1,0 +1,301 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/gen/internal/ir"
+)
+
+// Tool is one tool's typed binding: what its descriptor says and the roots
+// of its Input and Output types.
+type Tool struct {
+	Name        string // wire name
+	GoName      string
+	Title       string
+	Description string
+	Annotations Annotations
+	// InputSchema is the schema a language model is shown: compact JSON,
+	// without the identity argument. OutputSchema is nil when the tool
+	// declares none.
+	InputSchema, OutputSchema []byte
+	SchemaHash                string
+	// IdentityArg is the argument the runtime fills with the caller's
+	// token; "" when the tool has none.
+	IdentityArg string
+	Input       *ir.Root
+	Output      *ir.Root // nil: the tool declares no output schema
+}
+
+// Annotations are a tool's hints with the specification's defaults
+// applied.
+type Annotations struct {
+	Title                                        string
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	// Defaulted lists the hints (readOnlyHint, ...) the server did not send,
+	// Invalid those it sent with a value that is not a boolean; the
+	// defaults apply to both.
+	Defaulted, Invalid []string
+	// Notes explain hints that were sent but unusable (not booleans).
+	Notes []string
+}
+
+// Server holds what the per-server declarations of a file need.
+type Server struct {
+	// Label names the server in comments (its id, or the input's name).
+	Label string
+	// Prefix goes before the per-server names when one package holds the
+	// tools of several servers ("" otherwise).
+	Prefix string
+}
+
+// Per-server declaration names, and the methods Client has besides one per
+// tool. Package names checks them for collisions.
+func (s Server) ClientType() string      { return s.Prefix + "Client" }
+func (s Server) NewClient() string       { return "New" + s.Prefix + "Client" }
+func (s Server) ToolNameType() string    { return s.Prefix + "ToolName" }
+func (s Server) DescriptorsFunc() string { return s.Prefix + "Descriptors" }
+func (s Server) PackageNames() []string {
+	return []string{s.ClientType(), s.NewClient(), s.ToolNameType(), s.DescriptorsFunc()}
+}
+func ToolConst(goName string) string       { return "Tool" + goName }
+func DescriptorVar(goName string) string   { return goName + "Descriptor" }
+func Factory(goName string) string         { return "New" + goName }
+func clientField(goName string) string     { return "tool" + goName }
+func (t *Tool) outputType() *jen.Statement { return typeArg(t.Output) }
+
+// ClientMethods are Client's methods other than the tools'.
+var ClientMethods = []string{"CheckTools", "Toolset"}
+
+func typeArg(r *ir.Root) *jen.Statement {
+	if r == nil {
+		return rt("NoOutput")
+	}
+	return jen.Id(r.Type.GoName)
+}
+
+// bindings returns the groups of declarations that turn the types into
+// something a program or an agent calls: the per-server declarations, then
+// each tool's descriptor and factory.
+func (e *emitter) bindings(f File) [][]jen.Code {
+	out := [][]jen.Code{e.toolNames(f), e.descriptors(f), e.client(f)}
+	for _, t := range f.Tools {
+		out = append(out, e.descriptor(f, t), e.factory(t))
+	}
+	out = append(out, e.clientMethods(f)...)
+	return out
+}
+
+func (e *emitter) toolNames(f File) []jen.Code {
+	s := f.Server
+	out := doc(fmt.Sprintf("%s is the wire name of one of the %s server's tools; %s.Toolset takes the constants below.", s.ToolNameType(), f.Server.Label, s.ClientType()))
+	out = append(out, jen.Type().Id(s.ToolNameType()).String())
+	if len(f.Tools) == 0 {
+		return out
+	}
+	consts := []jen.Code{}
+	for _, t := range f.Tools {
+		consts = append(consts, jen.Id(ToolConst(t.GoName)).Id(s.ToolNameType()).Op("=").Lit(t.Name))
+	}
+	out = append(out, jen.Line())
+	out = append(out, comment(fmt.Sprintf("The %s server's tools.", f.Server.Label))...)
+	out = append(out, jen.Const().Defs(consts...))
+	return out
+}
+
+func (e *emitter) descriptors(f File) []jen.Code {
+	var ptrs []jen.Code
+	for _, t := range f.Tools {
+		ptrs = append(ptrs, jen.Op("&").Id(DescriptorVar(t.GoName)))
+	}
+	out := doc(fmt.Sprintf("%s returns the descriptors of the %s server's tools, sorted by wire name, e.g. to advertise them to a language model.", f.Server.DescriptorsFunc(), f.Server.Label))
+	return append(out, jen.Func().Id(f.Server.DescriptorsFunc()).Params().Index().Op("*").Add(rt("Descriptor")).Block(
+		jen.Return(jen.Index().Op("*").Add(rt("Descriptor")).ValuesFunc(func(g *jen.Group) {
+			for _, p := range ptrs {
+				g.Line().Add(p)
+			}
+			if len(ptrs) > 0 {
+				g.Line()
+			}
+		}))))
+}
+
+func (e *emitter) client(f File) []jen.Code {
+	s := f.Server
+	out := doc(fmt.Sprintf("%s calls the %s server's tools with typed inputs and outputs. Every call goes through one Caller, so a sequence of calls shares its session. It is safe for concurrent use if the Caller is.", s.ClientType(), s.Label))
+	out = append(out, jen.Type().Id(s.ClientType()).StructFunc(func(g *jen.Group) {
+		g.Id("caller").Add(rt("Caller"))
+		for _, t := range f.Tools {
+			g.Id(clientField(t.GoName)).Op("*").Add(rt("Tool")).Types(jen.Id(t.Input.Type.GoName), t.outputType())
+		}
+	}))
+	out = append(out, jen.Line())
+	out = append(out, doc(fmt.Sprintf("%s returns a %s over c; opts apply to every tool (per-call timeout, identity, gate). It never touches the network.", s.NewClient(), s.ClientType()))...)
+	out = append(out, jen.Func().Id(s.NewClient()).Params(jen.Id("c").Add(rt("Caller")), jen.Id("opts").Op("...").Add(rt("Option"))).Op("*").Id(s.ClientType()).Block(
+		jen.Return(jen.Op("&").Id(s.ClientType()).Values(jen.DictFunc(func(d jen.Dict) {
+			d[jen.Id("caller")] = jen.Id("c")
+			for _, t := range f.Tools {
+				d[jen.Id(clientField(t.GoName))] = jen.Id(Factory(t.GoName)).Call(jen.Id("c"), jen.Id("opts").Op("..."))
+			}
+		})))))
+	var names []jen.Code
+	for _, t := range f.Tools {
+		names = append(names, jen.Lit(t.Name))
+	}
+	out = append(out, jen.Line())
+	out = append(out, doc("CheckTools verifies that the server offers every tool these bindings declare. The error is a *mcpruntime.MissingToolError listing what the server offers instead. It returns nil without asking when the Caller cannot list tools (mcpruntime.ToolLister).")...)
+	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("CheckTools").Params(jen.Id("ctx").Qual("context", "Context")).Error().Block(
+		jen.Return(rt("CheckTools").Call(append([]jen.Code{jen.Id("ctx"), jen.Id("c").Dot("caller")}, names...)...))))
+	out = append(out, jen.Line())
+	out = append(out, doc("Toolset returns a least-privilege toolset of just the named tools, for a language-model agent: an agent holding it can call these tools and no others, and cannot reach the connection behind them.")...)
+	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("Toolset").Params(jen.Id("tools").Op("...").Id(s.ToolNameType())).Params(jen.Op("*").Add(rt("Toolset")), jen.Error()).Block(
+		jen.Id("invokers").Op(":=").Make(jen.Index().Add(rt("Invoker")), jen.Lit(0), jen.Len(jen.Id("tools"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("tools")).Block(
+			jen.Id("t").Op(":=").Id("c").Dot("invoker").Call(jen.Id("name")),
+			jen.If(jen.Id("t").Op("==").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("toolset: the %s server has no tool %%q", s.Label)), jen.String().Call(jen.Id("name"))))),
+			jen.Id("invokers").Op("=").Append(jen.Id("invokers"), jen.Id("t"))),
+		jen.Return(rt("NewToolset").Call(jen.Id("invokers").Op("...")))))
+	out = append(out, jen.Line())
+	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("invoker").Params(jen.Id("name").Id(s.ToolNameType())).Add(rt("Invoker")).BlockFunc(func(g *jen.Group) {
+		if len(f.Tools) > 0 {
+			g.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
+				for _, t := range f.Tools {
+					g.Case(jen.Id(ToolConst(t.GoName))).Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName))))
+				}
+			})
+		}
+		g.Return(jen.Nil())
+	}))
+	return out
+}
+
+func (e *emitter) clientMethods(f File) [][]jen.Code {
+	var out [][]jen.Code
+	for _, t := range f.Tools {
+		d := doc(fmt.Sprintf("%s calls the %q tool (see %s).", t.GoName, t.Name, Factory(t.GoName)))
+		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(t.GoName).
+			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id(t.Input.Type.GoName)).
+			Params(jen.Op("*").Add(rt("TypedResult")).Types(t.outputType()), jen.Error()).
+			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot("Call").Call(jen.Id("ctx"), jen.Id("in"))))))
+	}
+	return out
+}
+
+func (e *emitter) descriptor(f File, t *Tool) []jen.Code {
+	lines := []string{fmt.Sprintf("%s describes the %q tool as snapshotted in %s.", DescriptorVar(t.GoName), t.Name, f.Source)}
+	a := t.Annotations
+	switch n := len(a.Defaulted); {
+	case n == 1:
+		lines = append(lines, fmt.Sprintf("The server sent no %s; the specification's default applies.", a.Defaulted[0]))
+	case n > 1:
+		lines = append(lines, fmt.Sprintf("The server sent none of %s, so the specification's defaults apply.", joinAnd(a.Defaulted)))
+	}
+	lines = append(lines, a.Notes...)
+	if t.IdentityArg != "" {
+		lines = append(lines, fmt.Sprintf("InputSchema leaves out %q, the argument that carries the caller's identity.", t.IdentityArg))
+	}
+	out := doc(strings.Join(lines, " "))
+	fields := []jen.Code{
+		jen.Id("Name").Op(":").Lit(t.Name),
+		jen.Id("GoName").Op(":").Lit(t.GoName),
+	}
+	if t.Title != "" {
+		fields = append(fields, jen.Id("Title").Op(":").Lit(t.Title))
+	}
+	if t.Description != "" {
+		fields = append(fields, jen.Id("Description").Op(":").Lit(t.Description))
+	}
+	fields = append(fields, jen.Id("Annotations").Op(":").Add(rt("Annotations")).ValuesFunc(func(g *jen.Group) {
+		if a.Title != "" {
+			g.Line().Id("Title").Op(":").Lit(a.Title)
+		}
+		g.Line().Id("ReadOnly").Op(":").Lit(a.ReadOnly)
+		g.Line().Id("Destructive").Op(":").Lit(a.Destructive)
+		g.Line().Id("Idempotent").Op(":").Lit(a.Idempotent)
+		g.Line().Id("OpenWorld").Op(":").Lit(a.OpenWorld)
+		g.Line()
+	}))
+	fields = append(fields, jen.Id("InputSchema").Op(":").Add(rawJSON(t.InputSchema)))
+	if t.OutputSchema != nil {
+		fields = append(fields, jen.Id("OutputSchema").Op(":").Add(rawJSON(t.OutputSchema)))
+	}
+	fields = append(fields, jen.Id("SchemaHash").Op(":").Lit(t.SchemaHash))
+	return append(out, jen.Var().Id(DescriptorVar(t.GoName)).Op("=").Add(rt("Descriptor")).ValuesFunc(func(g *jen.Group) {
+		for _, c := range fields {
+			g.Line().Add(c)
+		}
+		g.Line()
+	}))
+}
+
+func (e *emitter) factory(t *Tool) []jen.Code {
+	in := t.Input.Type.GoName
+	var what string
+	if t.Output != nil {
+		what = fmt.Sprintf("the %s with everything else the server sent", t.Output.Type.GoName)
+	} else {
+		what = "everything the server sent (the tool declares no output schema)"
+	}
+	lines := []string{fmt.Sprintf("%s returns the %q tool over c. Call takes %s and returns %s; Invoke takes a language model's JSON arguments and returns text for it. It never touches the network.", Factory(t.GoName), t.Name, in, what)}
+	if t.IdentityArg != "" {
+		lines = append(lines, "", fmt.Sprintf("The tool takes the caller's token in %q, which is not in %s: the runtime sets it on every call from the identity given with mcpruntime.WithIdentity, and a call without one fails before anything is sent.", t.IdentityArg, in))
+	}
+	opts := jen.Id("opts").Op("...")
+	if t.IdentityArg != "" {
+		opts = jen.Append(jen.Index().Add(rt("Option")).Values(rt("WithIdentityArgument").Call(jen.Lit(t.IdentityArg))), jen.Id("opts").Op("...")).Op("...")
+	}
+	return append(doc(lines...), jen.Func().Id(Factory(t.GoName)).
+		Params(jen.Id("c").Add(rt("Caller")), jen.Id("opts").Op("...").Add(rt("Option"))).
+		Op("*").Add(rt("Tool")).Types(jen.Id(in), t.outputType()).
+		Block(jen.Return(rt("NewTool").Types(jen.Id(in), t.outputType()).Call(jen.Op("&").Id(DescriptorVar(t.GoName)), jen.Id("c"), opts))))
+}
+
+// rawJSON writes a schema as json.RawMessage(`...`), readable in review;
+// text a raw string cannot hold falls back to a quoted literal.
+func rawJSON(b []byte) *jen.Statement {
+	s := string(b)
+	if utf8.ValidString(s) && !strings.ContainsAny(s, "`\r\ufeff") {
+		return jen.Qual(jsonPath, "RawMessage").Call(jen.Op("`" + s + "`"))
+	}
+	return jen.Qual(jsonPath, "RawMessage").Call(jen.Op(strconv.Quote(s)))
+}
+
+func joinAnd(ss []string) string {
+	switch len(ss) {
+	case 0:
+		return ""
+	case 1:
+		return ss[0]
+	}
+	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+}
+
+// doc renders paragraphs as // lines wrapped at about 76 columns; "" is a
+// blank line between paragraphs.
+func doc(paras ...string) []jen.Code {
+	var lines []string
+	for _, p := range paras {
+		if p == "" {
+			lines = append(lines, "")
+			continue
+		}
+		line := ""
+		for _, w := range strings.Fields(p) {
+			if line != "" && len(line)+1+len(w) > 76 {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += w
+		}
+		lines = append(lines, line)
+	}
+	return comment(lines...)
+}
