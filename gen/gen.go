@@ -61,6 +61,10 @@ type Config struct {
 	// factory passes mcpruntime.WithIdentityArgument so the runtime sets
 	// it. A tool has at most one.
 	StripArgs map[string][]string
+	// Resources configures the accessors of resources and resource
+	// templates, keyed by uri or uriTemplate: a content schema for typed
+	// reads, or a pinned Go name.
+	Resources map[string]ResourceBinding
 }
 
 type srcInput struct {
@@ -69,6 +73,8 @@ type srcInput struct {
 	out    string
 	roots  []*ir.Root
 	schema []*ir.Schema
+	// res holds the input's resources and prompts (resources.go).
+	res *resourceSet
 	// tools are the typed bindings; server names the per-server ones.
 	tools  []*emit.Tool
 	server emit.Server
@@ -97,7 +103,8 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
-		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server})
+		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
+			Resources: s.res.resources, Prompts: s.res.prompts})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
 			continue
@@ -131,6 +138,7 @@ func plan(cfg Config) (*planned, error) {
 	index := map[*ir.Schema]*manifest.File{}
 	overrideIx := map[*ir.Schema]*manifest.Index{}
 	var schemas []*ir.Schema
+	usedBindings := map[string]bool{}
 	for _, in := range ins {
 		base := path.Base(strings.ReplaceAll(in.Name, "\\", "/"))
 		if i := strings.LastIndexByte(base, '.'); i > 0 {
@@ -149,6 +157,11 @@ func plan(cfg Config) (*planned, error) {
 		}
 		s := &srcInput{in: in, file: f, out: out}
 		srcs = append(srcs, s)
+		var resSchemas []*ir.Schema
+		var resErrs []error
+		s.res, resSchemas, resErrs = planResources(cfg, f, index, overrideIx, usedBindings)
+		errs = append(errs, resErrs...)
+		schemas = append(schemas, resSchemas...)
 		for _, e := range f.Manifest.Tools {
 			var tool map[string]json.RawMessage
 			_ = json.Unmarshal(e.Raw, &tool) // NewEntry checked it is an object
@@ -205,6 +218,7 @@ func plan(cfg Config) (*planned, error) {
 			}
 		}
 	}
+	errs = append(errs, unusedBindings(cfg, usedBindings)...)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs)
 	}
@@ -231,7 +245,7 @@ func plan(cfg Config) (*planned, error) {
 		return fmt.Errorf("mcpgen: %s: %s", l.Where(), msg)
 	}
 	for _, e := range bErrs {
-		errs = append(errs, pos(e.Loc, fmt.Sprintf("tool %q %s schema: %s", e.Loc.Schema.Tool, strings.ToLower(e.Loc.Schema.Role), e.Msg)))
+		errs = append(errs, pos(e.Loc, fmt.Sprintf("%s %s schema: %s", e.Loc.Schema.Subject(), strings.ToLower(e.Loc.Schema.Role), e.Msg)))
 	}
 	seen := map[*ir.Type]bool{}
 	var types []*ir.Type
@@ -239,10 +253,18 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
+	var resSets []*resourceSet
+	for _, s := range srcs {
+		s.res.attach(roots)
+		resSets = append(resSets, s.res)
+	}
 	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots)
 	errs = append(errs, bErrs2...)
 	probs = append(probs, names.AssignWith(roots, types, decls)...)
 	for _, pr := range probs {
+		errs = append(errs, pos(pr.Loc, pr.Msg))
+	}
+	for _, pr := range resourceCollisions(resSets, roots, types) {
 		errs = append(errs, pos(pr.Loc, pr.Msg))
 	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
@@ -287,6 +309,9 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	used := map[string]bool{}
 	props := map[string]map[string]bool{}
 	for _, s := range schemas {
+		if s.Resource {
+			continue
+		}
 		tools[s.Tool] = true
 		member := "/inputSchema"
 		if s.Role == "Output" {
