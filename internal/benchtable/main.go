@@ -1,0 +1,155 @@
+// Command benchtable reads `go test -bench` output on stdin and prints
+// mcpgen's benchmark table: each measure next to its baseline from the same
+// run, the ratio, and the target. With -count > 1 it uses medians. Rows
+// whose benchmarks did not run are marked as such.
+//
+//	go test -run '^$' -bench . -benchmem -count 5 ./... | go run ./internal/benchtable
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// samples maps benchmark name (without the -GOMAXPROCS suffix) to unit to
+// the values seen.
+type samples map[string]map[string][]float64
+
+var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+func parse(r io.Reader, echo io.Writer) samples {
+	s := samples{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if echo != nil {
+			fmt.Fprintln(echo, sc.Text())
+		}
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			if s[m[1]] == nil {
+				s[m[1]] = map[string][]float64{}
+			}
+			s[m[1]][f[i+1]] = append(s[m[1]][f[i+1]], v)
+		}
+	}
+	return s
+}
+
+func (s samples) median(name, unit string) (float64, bool) {
+	vs := s[name][unit]
+	if len(vs) == 0 {
+		return 0, false
+	}
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	if n := len(vs); n%2 == 0 {
+		return (vs[n/2-1] + vs[n/2]) / 2, true
+	}
+	return vs[len(vs)/2], true
+}
+
+// row is one line of the table: a measure over a baseline.
+type row struct {
+	what      string
+	measure   string // benchmark name
+	baseline  string // "" for absolute rows
+	unit      string
+	target    string
+	targetMax float64 // ratio must be <= this (0: no ratio target)
+	targetMin float64 // ratio must be >= this (baseline/measure), for speedups
+}
+
+var rows = []row{
+	{what: "generate, github corpus (117 tools)", measure: "BenchmarkGenerate/github-corpus", unit: "ns/tool", target: "≤ 0.3 ms/tool"},
+	{what: "generate, 1,000 synthetic tools", measure: "BenchmarkGenerate/synthetic-1000", unit: "ns/tool", target: "≤ 0.3 ms/tool"},
+	{what: "generate, 10,000 vs 1,000 tools (per tool)", measure: "BenchmarkGenerate/synthetic-10000", baseline: "BenchmarkGenerate/synthetic-1000", unit: "ns/tool", target: "≈ 1.0 (linear)", targetMax: 1.2},
+	{what: "peak heap, 10,000 synthetic tools", measure: "BenchmarkGenerate/synthetic-10000", unit: "peak-heap-MB"},
+	{what: "mcpgen generate process, github corpus", measure: "BenchmarkGenerateCommand", unit: "ns/op"},
+	{what: "typed call vs raw mcp-go, in-process", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw/inprocess", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
+	{what: "typed call vs raw mcp-go, stdio", measure: "BenchmarkCall/typed/stdio", baseline: "BenchmarkCall/raw/stdio", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
+	{what: "rehydrate 1 KiB: generated vs map[string]any", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-map", unit: "ns/op", target: "≤ 0.35×", targetMax: 0.35},
+	{what: "rehydrate 1 KiB: generated vs plain struct", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-struct", unit: "ns/op"},
+	{what: "validate (valid): jsonschema vs generated", measure: "BenchmarkValidate/generated/valid", baseline: "BenchmarkValidate/jsonschema/valid", unit: "ns/op", target: "≥ 20× faster", targetMin: 20},
+	{what: "validate (invalid): jsonschema vs generated", measure: "BenchmarkValidate/generated/invalid", baseline: "BenchmarkValidate/jsonschema/invalid", unit: "ns/op", target: "≥ 20× faster", targetMin: 20},
+	{what: "snapshot server-everything vs bare listing", measure: "BenchmarkSnapshotEverything/capture", baseline: "BenchmarkSnapshotEverything/bare-list", unit: "ns/op", target: "≤ 1.1×", targetMax: 1.1},
+}
+
+func human(v float64, unit string) string {
+	switch unit {
+	case "ns/op", "ns/tool":
+		switch {
+		case v >= 1e9:
+			return fmt.Sprintf("%.2f s", v/1e9)
+		case v >= 1e6:
+			return fmt.Sprintf("%.2f ms", v/1e6)
+		case v >= 1e3:
+			return fmt.Sprintf("%.1f µs", v/1e3)
+		}
+		return fmt.Sprintf("%.0f ns", v)
+	case "peak-heap-MB":
+		return fmt.Sprintf("%.0f MB", v)
+	}
+	return fmt.Sprintf("%g %s", v, unit)
+}
+
+func main() {
+	var echo io.Writer
+	if len(os.Args) > 1 && os.Args[1] == "-echo" {
+		echo = os.Stderr
+	}
+	s := parse(os.Stdin, echo)
+	fmt.Println("| measure | mcpgen | baseline | ratio | target | met |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, r := range rows {
+		m, ok := s.median(r.measure, r.unit)
+		if !ok {
+			fmt.Printf("| %s | not run | | | %s | |\n", r.what, r.target)
+			continue
+		}
+		if r.baseline == "" {
+			met := ""
+			if strings.HasPrefix(r.target, "≤ 0.3 ms") {
+				met = verdict(m <= 0.3e6)
+			}
+			fmt.Printf("| %s | %s | | | %s | %s |\n", r.what, human(m, r.unit), r.target, met)
+			continue
+		}
+		base, ok := s.median(r.baseline, r.unit)
+		if !ok || base == 0 || m == 0 {
+			fmt.Printf("| %s | %s | not run | | %s | |\n", r.what, human(m, r.unit), r.target)
+			continue
+		}
+		ratio, met := m/base, ""
+		shown := fmt.Sprintf("%.2f×", ratio)
+		switch {
+		case r.targetMin > 0:
+			ratio = base / m
+			shown = fmt.Sprintf("%.1f× faster", ratio)
+			met = verdict(ratio >= r.targetMin)
+		case r.targetMax > 0:
+			met = verdict(ratio <= r.targetMax)
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", r.what, human(m, r.unit), human(base, r.unit), shown, r.target, met)
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
