@@ -20,21 +20,20 @@ build:
 test:
 	$(GO) test ./... && $(GO) test -race $(RACE_PKGS) && (cd example && $(GO) test ./...)
 
+# Regenerates the example's bindings from its committed manifests (no
+# server is contacted).
 generate:
 	cd example && $(GO) generate ./...
 
-# Offline: builds mcpgen and the example CRM server, then snapshots it into
-# the example's manifest (through example/mcpgen.yaml when present).
+# Offline: builds mcpgen and the example CRM server, snapshots it into
+# example/mcp/crm.json, regenerates the example's bindings and runs the
+# demo program against the server. The server-everything manifest is
+# committed, so node is not needed here.
 demo: build
 	$(GO) build -o $(BIN)/crm-server ./example/crm-server
-	@if [ -f example/mcpgen.yaml ]; then \
-		echo "cd example && ../$(MCPGEN) snapshot"; \
-		cd example && ../$(MCPGEN) snapshot; \
-	else \
-		echo "$(MCPGEN) snapshot --stdio $(BIN)/crm-server --id crm -o example/mcp/crm.json"; \
-		$(MCPGEN) snapshot --stdio $(BIN)/crm-server --id crm -o example/mcp/crm.json; \
-	fi
+	cd example && ../$(MCPGEN) snapshot --server crm
 	$(MAKE) generate
+	cd example && $(GO) run ./cmd/demo -server ../$(BIN)/crm-server
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./... && (cd example && $(GO) test -run '^$$' -bench . -benchmem ./...)

@@ -3,6 +3,7 @@
 //
 //	crm-server                      # stdio
 //	crm-server -http 127.0.0.1:8080 # streamable HTTP at http://127.0.0.1:8080/mcp
+//	crm-server -fault hang          # misbehave, for testing clients
 //
 // With -http, the endpoint URL is printed on stdout once the server is
 // listening (use port 0 to pick a free port).
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -29,12 +31,26 @@ func main() {
 	log.SetPrefix("crm-server: ")
 	log.SetFlags(0)
 	addr := flag.String("http", "", "serve streamable HTTP on `addr` instead of stdio")
+	var faults crm.Faults
+	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, or without=TOOL", func(v string) error {
+		switch name, tool, _ := strings.Cut(v, "="); {
+		case v == "malformed-output":
+			faults.MalformedOutput = true
+		case v == "hang":
+			faults.Hang = true
+		case name == "without" && tool != "":
+			faults.Without = append(faults.Without, tool)
+		default:
+			return fmt.Errorf("unknown fault %q", v)
+		}
+		return nil
+	})
 	flag.Parse()
 	if flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	s := crm.NewServer()
+	s := crm.New().ServerWith(faults)
 	if *addr == "" {
 		if err := server.ServeStdio(s); err != nil {
 			log.Fatal(err)

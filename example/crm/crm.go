@@ -81,7 +81,8 @@ type CRM struct {
 	contacts []Contact // sorted by id
 	deals    []Deal    // sorted by id
 	outbox   []Email
-	exports  int // pipeline exports made (resources.go)
+	exports  int    // pipeline exports made (resources.go)
+	faults   Faults // set by ServerWith before any tool is added
 }
 
 // New returns a CRM holding the seed data.
@@ -112,13 +113,18 @@ func (c *CRM) Outbox() []Email {
 }
 
 // Server returns an MCP server over c.
-func (c *CRM) Server() *server.MCPServer {
+func (c *CRM) Server() *server.MCPServer { return c.ServerWith(Faults{}) }
+
+// ServerWith returns an MCP server over c that misbehaves as f says, for
+// testing clients (see Faults).
+func (c *CRM) ServerWith(f Faults) *server.MCPServer {
 	s := server.NewMCPServer("crm", Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),
 		server.WithInstructions("A small CRM. Look contacts and deals up before changing them; changes need the caller's token."),
 	)
+	c.faults = f
 	ro := mcp.ToolAnnotation{ReadOnlyHint: ptr(true), DestructiveHint: ptr(false), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)}
 	c.addTool(s, "get_contact", "Get contact", "Look up one contact by id.", ro, c.getContact)
 	c.addTool(s, "get_deal", "Get deal", "Look up one deal by id. The result links to the deal's contract.", ro, c.getDeal)
@@ -154,6 +160,10 @@ func ptr[T any](v T) *T { return &v }
 type handler func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
 
 func (c *CRM) addTool(s *server.MCPServer, name, title, desc string, ann mcp.ToolAnnotation, h handler) {
+	if slices.Contains(c.faults.Without, name) {
+		return
+	}
+	h = c.faults.wrap(name, h)
 	sc := schemas[name]
 	t := mcp.NewToolWithRawSchema(name, desc, raw(sc.in))
 	t.Title = title

@@ -1,0 +1,51 @@
+package example
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// build compiles a command of this workspace into dir.
+func build(t *testing.T, dir, pkg, name string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+// The committed bindings are what mcpgen generates from the committed
+// manifests: regenerating changes nothing.
+func TestGeneratedUpToDate(t *testing.T) {
+	mcpgen := build(t, t.TempDir(), "github.com/mcpgen/mcpgen/cmd/mcpgen", "mcpgen")
+	out, err := exec.Command(mcpgen, "generate", "--config", "mcpgen.yaml", "--check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("generated code is out of date (run make generate): %v\n%s", err, out)
+	}
+}
+
+// The committed CRM manifest is what a snapshot of the server gives now:
+// the server and the manifest have not drifted apart, and snapshots are
+// deterministic.
+func TestCRMManifestUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	mcpgen := build(t, dir, "github.com/mcpgen/mcpgen/cmd/mcpgen", "mcpgen")
+	server := build(t, dir, "./crm-server", "crm-server")
+	want, err := os.ReadFile("mcp/crm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := exec.Command(mcpgen, "snapshot", "--stdio", server, "--id", "crm", "-o", "-", "--quiet").Output()
+		if err != nil {
+			t.Fatalf("snapshot: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("a snapshot of crm-server differs from mcp/crm.json (run make demo):\n%s", got)
+		}
+	}
+}
