@@ -1,0 +1,205 @@
+package mcpgo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"syscall"
+	"time"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+)
+
+// GuardedDialer connects only to addresses the SSRF guard allows. It
+// resolves the host itself and checks every address it resolves to before
+// dialing one, and the socket's Control hook checks the address actually
+// being connected to once more. Because the check happens at dial time, on
+// the addresses dialed, a name that resolved to a public address when the
+// registry entry was saved and to a private one now (DNS rebinding) is
+// refused.
+type GuardedDialer struct {
+	// AllowPrivate permits loopback, private, link-local, unique-local and
+	// CGNAT addresses (never cloud metadata ones).
+	AllowPrivate bool
+	// Resolver resolves host names (default net.DefaultResolver).
+	Resolver mcpruntime.Resolver
+	// Timeout bounds one dial (default 30 s).
+	Timeout time.Duration
+}
+
+// DialContext dials network ("tcp", "tcp4", "tcp6") address ("host:port").
+// Errors match mcpruntime.ErrNotSent; refused addresses are a
+// *mcpruntime.PermanentError holding a *mcpruntime.BlockedAddressError.
+func (g *GuardedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	conn, err := g.dial(ctx, network, address)
+	if err != nil {
+		var be *mcpruntime.BlockedAddressError
+		if errors.As(err, &be) {
+			err = &mcpruntime.PermanentError{Err: err}
+		}
+		return nil, &notSent{err}
+	}
+	return conn, nil
+}
+
+func (g *GuardedDialer) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	host, portStr, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: bad port", host)
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		r := g.Resolver
+		if r == nil {
+			r = net.DefaultResolver
+		}
+		ipNet := "ip"
+		switch network {
+		case "tcp4":
+			ipNet = "ip4"
+		case "tcp6":
+			ipNet = "ip6"
+		}
+		if addrs, err = r.LookupNetIP(ctx, ipNet, host); err != nil {
+			return nil, err
+		}
+		if len(addrs) == 0 {
+			return nil, fmt.Errorf("resolve %q: no addresses", host)
+		}
+	}
+	// Every answer is checked, not just the one dialed: a name that mixes
+	// public and private answers is an attack, not a fallback.
+	for _, a := range addrs {
+		if err := mcpruntime.CheckAddr(a, g.AllowPrivate); err != nil {
+			be := err.(*mcpruntime.BlockedAddressError)
+			be.Host = host
+			return nil, be
+		}
+	}
+	timeout := g.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	d := net.Dialer{Timeout: timeout, ControlContext: g.control}
+	var errs []error
+	for _, a := range addrs {
+		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
+}
+
+// control is the last check, on the address the socket connects to.
+func (g *GuardedDialer) control(_ context.Context, _, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("dial: unexpected address form")
+	}
+	return mcpruntime.CheckAddr(ap.Addr(), g.AllowPrivate)
+}
+
+// guardedClient returns an HTTP client that dials through g, ignores proxy
+// settings (a proxy would dial the target on the guard's behalf), caps
+// response messages at limit bytes, and reports an oversized message to
+// onTooLarge.
+func guardedClient(g *GuardedDialer, limit int64, server string, onTooLarge func(error)) *http.Client {
+	t := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Transport: &limitTransport{rt: t, limit: limit, server: server, onTooLarge: onTooLarge},
+		// Redirects dial through the guard too; a short chain is plenty.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 {
+				return errors.New("too many redirects")
+			}
+			return nil
+		},
+	}
+}
+
+// limitTransport caps response bodies: an event stream per line (it may
+// rightly run for hours), anything else in total.
+type limitTransport struct {
+	rt         http.RoundTripper
+	limit      int64
+	server     string
+	onTooLarge func(error)
+}
+
+func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	onErr := func(err error) {
+		var tl *MessageTooLargeError
+		if errors.As(err, &tl) {
+			tl.Server = t.server
+			if t.onTooLarge != nil {
+				t.onTooLarge(tl)
+			}
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "text/event-stream" {
+		resp.Body = readCloser{&lineLimit{r: resp.Body, limit: t.limit, onErr: onErr}, resp.Body}
+	} else {
+		resp.Body = readCloser{&totalLimit{r: resp.Body, left: t.limit, limit: t.limit, onErr: onErr}, resp.Body}
+	}
+	return resp, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type totalLimit struct {
+	r     io.Reader
+	left  int64
+	limit int64
+	onErr func(error)
+	err   error
+}
+
+func (l *totalLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		l.err = &MessageTooLargeError{Limit: l.limit}
+		l.onErr(l.err)
+		return 0, l.err
+	}
+	return n, err
+}

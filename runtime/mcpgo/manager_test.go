@@ -1,0 +1,547 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+)
+
+func TestManagerSharesOneConnection(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil, "FIX_SLOW", "200ms") // slow start: callers pile up on one attempt
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			r, err := invoke(t, ts, "echo", `{"text":"`+strconv.Itoa(i)+`"}`)
+			if err == nil && r.Text != "echo: "+strconv.Itoa(i) {
+				err = errors.New("wrong answer " + r.Text)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := countLines(t, e.file("fix.pids")); n != 1 {
+		t.Errorf("%d server processes started, want 1", n)
+	}
+}
+
+func TestManagerCrashMidCallIsNotRetried(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = invoke(t, ts, "crash", `{}`)
+	if err == nil {
+		t.Fatal("a crash mid-call returned no error")
+	}
+	for _, want := range []string{`"fix"`, "exit status 7", "may have run", "not retried"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if n := countLines(t, e.file("fix.count")); n != 1 {
+		t.Errorf("the crashing mutation ran %d times, want 1 (at most once)", n)
+	}
+	// The next call gets a new process.
+	if r, err := invoke(t, ts, "echo", `{"text":"again"}`); err != nil || r.Text != "echo: again" {
+		t.Fatalf("after the crash: %+v, %v", r, err)
+	}
+	if n := countLines(t, e.file("fix.pids")); n != 2 {
+		t.Errorf("%d processes, want 2", n)
+	}
+}
+
+func TestManagerRetriesIdempotentCrash(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"idem_crash_once"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := invoke(t, ts, "idem_crash_once", `{}`)
+	if err != nil || r.Text != "done" {
+		t.Fatalf("idempotent tool after a crash: %+v, %v", r, err)
+	}
+	if n := countLines(t, e.file("fix.count")); n != 2 {
+		t.Errorf("the idempotent tool ran %d times, want 2 (crash, retry)", n)
+	}
+}
+
+func TestManagerRestartBetweenCalls(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"count"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(t, ts, "count", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, e.file("fix.pids"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Killed between calls (an OOM kill, a deploy).
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Skipf("cannot kill the server: %v", err)
+	}
+	for syscall.Kill(pid, 0) == nil {
+		time.Sleep(5 * time.Millisecond) // until the process is reaped
+	}
+	// Not idempotent, yet safe to send to a new process: the dead one never
+	// got it.
+	if r, err := invoke(t, ts, "count", `{}`); err != nil || r.Text != "counted" {
+		t.Fatalf("call after the restart: %+v, %v", r, err)
+	}
+	if n := countLines(t, e.file("fix.count")); n != 2 {
+		t.Errorf("count ran %d times, want 2", n)
+	}
+	// Reconnect starts yet another process on request.
+	if err := m.Reconnect(context.Background(), "fix"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(t, e.file("fix.pids")); n != 3 {
+		t.Errorf("%d processes after Reconnect, want 3", n)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestManagerHangingAndGarbageServers(t *testing.T) {
+	e := newEnv(t)
+	short := func(c *mcpruntime.ServerConfig) { c.ConnectTimeout = 300 * time.Millisecond; c.MaxRetries = 1 }
+	e.stdio("hang", "hang", short)
+	// Long enough for the process to start and write under a loaded race
+	// detector: the error should say what it wrote.
+	e.stdio("garbage", "garbage", func(c *mcpruntime.ServerConfig) { c.ConnectTimeout = 2 * time.Second; c.MaxRetries = mcpruntime.NoRetries })
+	m := e.manager()
+	_, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "hang"}, {Server: "garbage"}})
+	var pe *mcpruntime.PreflightError
+	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
+		t.Fatalf("Toolset = %v", err)
+	}
+	var ce *mcpruntime.ConnectError
+	if !errors.As(pe.Problems[0], &ce) || ce.Attempts != 2 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("hanging server: %v", pe.Problems[0])
+	}
+	if !strings.Contains(pe.Problems[1].Error(), "not JSON-RPC") {
+		t.Errorf("garbage server: error does not say what the server wrote: %v", pe.Problems[1])
+	}
+	if n := countLines(t, e.file("hang.pids")); n > 2 {
+		t.Errorf("hanging server started %d times, want at most 2 (one retry)", n)
+	}
+	if e.sleeps.Load() != 1 {
+		t.Errorf("no backoff between attempts")
+	}
+}
+
+func TestManagerToolTimeoutAndBreaker(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.ToolTimeout = 100 * time.Millisecond })
+	clk := &clock{t: time.Unix(0, 0)}
+	m := e.manager(mcpruntime.WithClock(clk.now), mcpruntime.WithBreaker(mcpruntime.BreakerConfig{FailureThreshold: 2, CoolDown: time.Minute, SuccessThreshold: 1}))
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"sleep", "fail", "count"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := invoke(t, ts, "sleep", `{}`)
+	if err != nil || !r.IsError || !strings.Contains(r.Text, "did not answer within 100ms") {
+		t.Fatalf("hung tool: %+v, %v", r, err)
+	}
+	// Internal errors count; two open the circuit and the third call never
+	// reaches the server.
+	for range 2 {
+		if r, err := invoke(t, ts, "fail", `{}`); err != nil || !r.IsError {
+			t.Fatalf("fail: %+v, %v", r, err)
+		}
+	}
+	_, err = invoke(t, ts, "fail", `{}`)
+	if !errors.Is(err, mcpruntime.ErrCircuitOpen) {
+		t.Fatalf("third call: %v", err)
+	}
+	if n := countLines(t, e.file("fix.count")); n != 2 {
+		t.Errorf("fail ran %d times, want 2", n)
+	}
+	// Circuits are per tool.
+	if _, err := invoke(t, ts, "count", `{}`); err != nil {
+		t.Errorf("another tool of the server: %v", err)
+	}
+	clk.advance(time.Minute)
+	if m.CircuitState("fix", "fail") != mcpruntime.BreakerHalfOpen {
+		t.Errorf("state after the cool-down: %v", m.CircuitState("fix", "fail"))
+	}
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestManagerOversizedReply(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.managerWith([]mcpgo.ConnectorOption{mcpgo.WithMaxMessageBytes(64 << 10)})
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"big", "echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := invoke(t, ts, "big", `{"n":1000}`); err != nil || len(r.Text) != 1000 {
+		t.Fatalf("small reply: %v", err)
+	}
+	_, err = invoke(t, ts, "big", `{"n":200000}`)
+	var tl *mcpgo.MessageTooLargeError
+	if !errors.As(err, &tl) || tl.Limit != 64<<10 || !strings.Contains(err.Error(), `server "fix" sent a message larger than 65536 bytes`) {
+		t.Fatalf("oversized reply: %v", err)
+	}
+	if r, err := invoke(t, ts, "echo", `{"text":"fine"}`); err != nil || r.Text != "echo: fine" {
+		t.Fatalf("after the oversized reply: %+v, %v", r, err)
+	}
+
+	h := startHTTP(t)
+	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
+		t.Fatal(err)
+	}
+	ts, err = m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "web", Tools: []string{"big"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = invoke(t, ts, "big", `{"n":200000}`); !errors.As(err, &tl) {
+		t.Fatalf("oversized HTTP reply: %v", err)
+	}
+}
+
+func httpCfg(id, url string) mcpruntime.ServerConfig {
+	return mcpruntime.ServerConfig{ID: id, Transport: mcpruntime.Transport{Kind: mcpruntime.TransportHTTP, URL: url}}
+}
+
+func TestManagerListChanged(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	h := startHTTP(t)
+	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manager(mcpruntime.WithToolCacheTTL(time.Hour))
+	for _, id := range []string{"fix", "web"} {
+		t.Run(id, func(t *testing.T) {
+			ctx := context.Background()
+			ts, err := m.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: id, Tools: []string{"grow"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "grown_" + id
+			if r, err := invoke(t, ts, "grow", `{"text":"`+name+`"}`); err != nil || r.IsError {
+				t.Fatalf("grow: %+v, %v", r, err)
+			}
+			// The cache lives an hour; only the notification can refresh it.
+			for {
+				tools, err := m.Tools(ctx, "agent", id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hasTool(tools, name) {
+					break
+				}
+				time.Sleep(5 * time.Millisecond) // the notification is asynchronous
+			}
+		})
+	}
+}
+
+func hasTool(ts []mcpruntime.ToolInfo, name string) bool {
+	for _, t := range ts {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestManagerHTTPRefusedAndRestarted(t *testing.T) {
+	e := newEnv(t)
+	t.Setenv("FIX_COUNT", e.file("web.count"))
+	h := startHTTP(t)
+	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "web", Tools: []string{"count"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(t, ts, "count", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	h.stop()
+	before := e.sleeps.Load()
+	_, err = invoke(t, ts, "count", `{}`)
+	if err == nil || !errors.Is(err, mcpruntime.ErrNotSent) || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("call to a stopped server: %v", err)
+	}
+	if n := e.sleeps.Load() - before; n < 1 {
+		t.Errorf("a request that was never sent was not retried")
+	}
+	h.start(h.addr)
+	if r, err := invoke(t, ts, "count", `{}`); err != nil || r.Text != "counted" {
+		t.Fatalf("after the restart: %+v, %v", r, err)
+	}
+	if n := countLines(t, e.file("web.count")); n != 2 {
+		t.Errorf("count ran %d times, want 2", n)
+	}
+
+	// A server that never listened: every connection attempt is refused.
+	h.stop()
+	if _, err := e.reg.Save(context.Background(), httpCfg("down", h.url())); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "down"}})
+	var ce *mcpruntime.ConnectError
+	if !errors.As(err, &ce) || ce.Attempts != 3 {
+		t.Fatalf("refused connections: %v", err)
+	}
+}
+
+// rebinding answers with a public address first and a private one after,
+// as a DNS rebinding attacker's name server does.
+type rebinding struct {
+	mu    sync.Mutex
+	calls int
+	to    netip.Addr
+}
+
+func (r *rebinding) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls == 1 {
+		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+	}
+	return []netip.Addr{r.to}, nil
+}
+
+func TestManagerSSRFCheckedAtDialTime(t *testing.T) {
+	h := startHTTP(t)
+	_, port, _ := strings.Cut(h.addr, ":")
+	res := &rebinding{to: netip.MustParseAddr("127.0.0.1")}
+	p := mcpruntime.Policy{Resolver: res} // private networks not allowed
+	store := mcpruntime.NewMemoryServerStore()
+	reg := mcpruntime.NewRegistry(store, p)
+	// On save the name resolves to a public address and passes.
+	if _, err := reg.Save(context.Background(), httpCfg("evil", "http://mcp.rebind.test:"+port+"/mcp")); err != nil {
+		t.Fatal(err)
+	}
+	// Loading resolves again (now private) and refuses: use a registry that
+	// does not resolve, so the dial-time check is what is tested.
+	m := mcpruntime.NewManager(mcpruntime.NewRegistry(store, mcpruntime.Policy{}), mcpgo.NewConnector(mcpruntime.Policy{}, mcpgo.WithDialResolver(res)),
+		mcpruntime.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	defer m.CloseAll()
+	_, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "evil"}})
+	var be *mcpruntime.BlockedAddressError
+	if !errors.As(err, &be) || be.Reason != "loopback" || !strings.Contains(err.Error(), "mcp.rebind.test") {
+		t.Fatalf("rebinding to loopback: %v", err)
+	}
+	var ce *mcpruntime.ConnectError
+	if errors.As(err, &ce) && ce.Attempts != 1 {
+		t.Errorf("a refused address was retried %d times", ce.Attempts-1)
+	}
+	if n := h.accepts.Load(); n != 0 {
+		t.Errorf("the server accepted %d connections", n)
+	}
+	// The same name and resolver with private networks allowed connects,
+	// so it was the guard that refused.
+	dev := mcpruntime.Policy{AllowPrivateNetworks: true}
+	m2 := mcpruntime.NewManager(mcpruntime.NewRegistry(store, dev), mcpgo.NewConnector(dev, mcpgo.WithDialResolver(res)))
+	defer m2.CloseAll()
+	if _, err := m2.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "evil", Tools: []string{"echo"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// The metadata address stays blocked even then.
+	res.mu.Lock()
+	res.to = netip.MustParseAddr("169.254.169.254")
+	res.mu.Unlock()
+	if err := m2.Reconnect(context.Background(), "evil"); !errors.As(err, &be) || be.Reason != "cloud metadata" {
+		t.Fatalf("metadata address with private networks allowed: %v", err)
+	}
+}
+
+func TestManagerPreflightAndAccess(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	e.stdio("private", "serve", func(c *mcpruntime.ServerConfig) { c.AllowedAgents = []string{"billing"} })
+	m := e.manager()
+	ctx := context.Background()
+	_, err := m.Toolset(ctx, "support", []mcpruntime.ToolSource{{Server: "nowhere"}, {Server: "private"}, {Server: "fix"}})
+	var pe *mcpruntime.PreflightError
+	if !errors.As(err, &pe) || len(pe.Problems) != 2 || !errors.Is(err, mcpruntime.ErrServerNotFound) || !errors.Is(err, mcpruntime.ErrAgentNotAllowed) {
+		t.Fatalf("offline preflight: %v", err)
+	}
+	if n := countLines(t, e.file("private.pids")) + countLines(t, e.file("fix.pids")); n != 0 {
+		t.Errorf("%d servers started for a toolset that cannot be built", n)
+	}
+	_, err = m.Toolset(ctx, "support", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo", "nope", "gone"}}})
+	var me *mcpruntime.MissingToolError
+	if !errors.As(err, &me) || strings.Join(me.Tools, ",") != "nope,gone" || !strings.Contains(err.Error(), `"echo"`) {
+		t.Fatalf("missing tools: %v", err)
+	}
+	if _, err := m.Toolset(ctx, "billing", []mcpruntime.ToolSource{{Server: "private", Tools: []string{"echo"}}}); err != nil {
+		t.Errorf("allowed agent: %v", err)
+	}
+	if _, err := m.Caller(ctx, "support", "private"); !errors.Is(err, mcpruntime.ErrAgentNotAllowed) {
+		t.Errorf("Caller for a denied agent: %v", err)
+	}
+}
+
+func TestManagerDriftPolicy(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	ctx := context.Background()
+	// Bindings generated from an older echo whose schema had no "n".
+	old := &mcpruntime.Descriptor{Name: "echo", Annotations: mcpruntime.DefaultAnnotations(),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}
+	old.SchemaHash = mcpruntime.SchemaHash(old.InputSchema, nil)
+	current := &mcpruntime.Descriptor{Name: "echo", Annotations: mcpruntime.DefaultAnnotations(), InputSchema: json.RawMessage(objectIn)}
+	current.SchemaHash = mcpruntime.SchemaHash(json.RawMessage(" "+objectIn+" "), nil)
+	bind := func(d *mcpruntime.Descriptor) func(mcpruntime.Caller, ...mcpruntime.Option) []mcpruntime.Invoker {
+		return func(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
+			return []mcpruntime.Invoker{mcpruntime.NewTool[EmptyInput, mcpruntime.NoOutput](d, c, opts...)}
+		}
+	}
+	strict := e.manager(mcpruntime.WithDriftPolicy(mcpruntime.DriftFail))
+	ts, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = invoke(t, ts, "echo", `{}`)
+	var de *mcpruntime.DriftError
+	if !errors.As(err, &de) || de.Want != old.SchemaHash || de.Tool != "echo" || !strings.Contains(err.Error(), "regenerate") {
+		t.Fatalf("drift under DriftFail: %v", err)
+	}
+	ts, err = strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(current)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(t, ts, "echo", `{}`); err != nil {
+		t.Fatalf("current bindings: %v", err)
+	}
+
+	var mu sync.Mutex
+	var warned []*mcpruntime.DriftError
+	lenient := e.manager(mcpruntime.WithDriftHandler(func(d *mcpruntime.DriftError) { mu.Lock(); warned = append(warned, d); mu.Unlock() }))
+	ts, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := invoke(t, ts, "echo", `{}`); err != nil {
+			t.Fatalf("drift under DriftWarn: %v", err)
+		}
+	}
+	if len(warned) != 1 {
+		t.Errorf("%d drift warnings, want 1", len(warned))
+	}
+	// Bindings lacking a tool the source names.
+	_, err = strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo", "count"}, Bind: bind(current)}})
+	if err == nil || !strings.Contains(err.Error(), `bindings have no "count"`) {
+		t.Errorf("unbound tool: %v", err)
+	}
+}
+
+func TestManagerConcurrencyCap(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.MaxConcurrentCalls = 2 })
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"inflight"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	most := 0
+	for range 8 {
+		wg.Go(func() {
+			r, err := invoke(t, ts, "inflight", `{}`)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n, _ := strconv.Atoi(r.Text)
+			mu.Lock()
+			most = max(most, n)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if most > 2 || most < 1 {
+		t.Errorf("the server saw %d calls in flight at once, cap 2", most)
+	}
+}
+
+func TestManagerGoToolsJoinToolset(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.manager()
+	clockTool := mcpruntime.NewGoTool[EmptyInput](&mcpruntime.Descriptor{Name: "now", InputSchema: json.RawMessage(emptyIn)},
+		mcpruntime.GoToolOptions{}, func(context.Context, EmptyInput) (mcpruntime.ModelResult, error) {
+			return mcpruntime.ModelResult{Text: "noon"}, nil
+		})
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}}, clockTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ts.Names(), ","); got != "echo,now" {
+		t.Errorf("toolset = %s", got)
+	}
+	run := mcpruntime.NewRun("")
+	ctx := mcpruntime.WithRun(context.Background(), run)
+	if r, err := ts.Invoke(ctx, "now", nil); err != nil || r.Text != "noon" {
+		t.Fatalf("Go tool: %+v, %v", r, err)
+	}
+	if r, err := ts.Invoke(ctx, "echo", json.RawMessage(`{"text":"x"}`)); err != nil || r.Text != "echo: x" {
+		t.Fatalf("MCP tool: %+v, %v", r, err)
+	}
+	if l := run.Ledger(); len(l) != 2 || l[0].External || !l[1].External || l[1].Server != "fix" {
+		t.Errorf("ledger = %+v", l)
+	}
+}
