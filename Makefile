@@ -6,7 +6,7 @@ BIN     := bin
 MCPGEN  := $(BIN)/mcpgen
 # Packages with goroutines of their own (process and transport handling)
 # also run under the race detector.
-RACE_PKGS := ./snapshot/... ./cmd/mcpgen/...
+RACE_PKGS := ./snapshot/... ./cmd/mcpgen/... ./runtime/...
 
 .PHONY: all build test generate demo bench check fmt vet
 
@@ -35,8 +35,17 @@ demo: build
 	$(MAKE) generate
 	cd example && $(GO) run ./cmd/demo -server ../$(BIN)/crm-server
 
+# Benchmarks, printed as one table of ratios against same-run baselines
+# (docs/benchmarks.md). The raw output is kept in bench.out. BENCH_COUNT
+# repeats the short benchmarks; the table shows medians.
+BENCH_COUNT ?= 5
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./... && (cd example && $(GO) test -run '^$$' -bench . -benchmem ./...)
+	{ $(GO) test -run '^$$' -bench 'Generate/(github|synthetic-1000$$)' -benchmem -count $(BENCH_COUNT) ./gen && \
+	  $(GO) test -run '^$$' -bench 'Generate/synthetic-10000' -benchtime 1x -benchmem ./gen && \
+	  $(GO) test -run '^$$' -bench GenerateCommand -benchtime 5x ./cmd/mcpgen && \
+	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/benchdata && \
+	  $(GO) test -run '^$$' -bench SnapshotEverything -benchtime 5x ./snapshot; } > bench.out
+	$(GO) run ./internal/benchtable < bench.out
 
 fmt:
 	@out="$$(gofmt -l . )"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -48,4 +57,5 @@ vet:
 # fail if the committed files differ.
 check: fmt vet test
 	$(MAKE) generate
-	git diff --exit-code -- example
+	$(GO) generate ./internal/benchdata
+	git diff --exit-code -- example internal/benchdata
