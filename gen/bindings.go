@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -174,7 +175,7 @@ func clip(b []byte) string {
 // prepareBindings fills each input's tools and server names, and returns
 // the package-level names they declare (for the collision check) and the
 // problems found.
-func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Schema]*manifest.File, roots []*ir.Root) ([]names.Decl, []names.Problem, []error) {
+func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Schema]*manifest.File, roots []*ir.Root, gate *GateConfig) ([]names.Decl, []names.Problem, []error) {
 	type key struct {
 		file       *manifest.File
 		tool, role string
@@ -193,6 +194,13 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 	var errs []error
 	for _, s := range srcs {
 		s.server = emit.Server{Label: s.file.Manifest.ID}
+		if gate != nil {
+			g := &emit.Gate{Default: gate.Default}
+			for _, name := range slices.Sorted(maps.Keys(gate.Tools)) {
+				g.Tools = append(g.Tools, emit.GateRule{Tool: name, Policy: gate.Tools[name]})
+			}
+			s.server.Gate = g
+		}
 		if s.server.Label == "" {
 			s.server.Label = strings.TrimSuffix(path.Base(s.out), ".mcp.go")
 		}

@@ -65,6 +65,23 @@ type Config struct {
 	// templates, keyed by uri or uriTemplate: a content schema for typed
 	// reads, or a pinned Go name.
 	Resources map[string]ResourceBinding
+	// Gate, when set, becomes a generated GateOptions function giving the
+	// configured approval policies to mcpruntime.NewGate.
+	Gate *GateConfig
+}
+
+// Gate policies, as in the config file.
+const (
+	GateAnnotations = "annotations" // gate tools not annotated read-only
+	GateAlways      = "always"
+	GateNever       = "never"
+)
+
+// GateConfig is a server's approval policy: a default and per-tool
+// overrides by wire name, each one of the Gate* policies.
+type GateConfig struct {
+	Default string
+	Tools   map[string]string
 }
 
 type srcInput struct {
@@ -258,7 +275,7 @@ func plan(cfg Config) (*planned, error) {
 		s.res.attach(roots)
 		resSets = append(resSets, s.res)
 	}
-	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots)
+	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots, cfg.Gate)
 	errs = append(errs, bErrs2...)
 	probs = append(probs, names.AssignWith(roots, types, decls)...)
 	for _, pr := range probs {
@@ -349,6 +366,18 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	for _, k := range slices.Sorted(maps.Keys(cfg.Overrides)) {
 		if !tools[k] {
 			errs = append(errs, fmt.Errorf("mcpgen: overrides key %q names no tool", k))
+		}
+	}
+	if cfg.Gate != nil {
+		for _, p := range append([]string{cfg.Gate.Default}, slices.Sorted(maps.Values(cfg.Gate.Tools))...) {
+			if p != "" && p != GateAnnotations && p != GateAlways && p != GateNever {
+				errs = append(errs, fmt.Errorf("mcpgen: gate policy %q: want %s, %s or %s", p, GateAnnotations, GateAlways, GateNever))
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(cfg.Gate.Tools)) {
+			if !tools[k] {
+				errs = append(errs, fmt.Errorf("mcpgen: gate tools key %q names no tool", k))
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.StripArgs)) {

@@ -48,6 +48,7 @@ type caseConfig struct {
 	Overrides map[string]ToolOverride    `json:"overrides"`
 	StripArgs map[string][]string        `json:"stripArgs"`
 	Resources map[string]ResourceBinding `json:"resources"`
+	Gate      *GateConfig                `json:"gate"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -83,6 +84,7 @@ func loadCases(t *testing.T) []*goldenCase {
 		}
 		c.cfg.Package, c.cfg.Renames, c.cfg.GoNames, c.cfg.Overrides, c.cfg.StripArgs = cc.Package, cc.Renames, cc.GoNames, cc.Overrides, cc.StripArgs
 		c.cfg.Resources = cc.Resources
+		c.cfg.Gate = cc.Gate
 		out = append(out, c)
 	}
 	return out

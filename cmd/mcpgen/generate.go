@@ -155,6 +155,9 @@ func (o *generateOpts) units() ([]unit, error) {
 		if s.Identity != nil {
 			u.cfg.StripArgs = stripIdentity(data, s.Identity.Argument)
 		}
+		if s.Gate != nil {
+			u.cfg.Gate = &gen.GateConfig{Default: s.Gate.Default, Tools: s.Gate.Tools}
+		}
 		if len(s.Resources.Bind) > 0 {
 			u.cfg.Resources = map[string]gen.ResourceBinding{}
 			for key, b := range s.Resources.Bind {

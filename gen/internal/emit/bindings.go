@@ -51,7 +51,19 @@ type Server struct {
 	// Prefix goes before the per-server names when one package holds the
 	// tools of several servers ("" otherwise).
 	Prefix string
+	// Gate is the configured approval policy (nil: none configured, no
+	// GateOptions function).
+	Gate *Gate
 }
+
+// Gate is a server's approval policy from the config.
+type Gate struct {
+	Default string     // annotations, always, never ("" = annotations)
+	Tools   []GateRule // sorted by tool
+}
+
+// GateRule is one tool's policy.
+type GateRule struct{ Tool, Policy string }
 
 // Per-server declaration names, and the methods Client has besides one per
 // tool. Package names checks them for collisions.
@@ -59,8 +71,13 @@ func (s Server) ClientType() string      { return s.Prefix + "Client" }
 func (s Server) NewClient() string       { return "New" + s.Prefix + "Client" }
 func (s Server) ToolNameType() string    { return s.Prefix + "ToolName" }
 func (s Server) DescriptorsFunc() string { return s.Prefix + "Descriptors" }
+func (s Server) GateOptionsFunc() string { return s.Prefix + "GateOptions" }
 func (s Server) PackageNames() []string {
-	return []string{s.ClientType(), s.NewClient(), s.ToolNameType(), s.DescriptorsFunc()}
+	ns := []string{s.ClientType(), s.NewClient(), s.ToolNameType(), s.DescriptorsFunc()}
+	if s.Gate != nil {
+		ns = append(ns, s.GateOptionsFunc())
+	}
+	return ns
 }
 func ToolConst(goName string) string       { return "Tool" + goName }
 func DescriptorVar(goName string) string   { return goName + "Descriptor" }
@@ -87,7 +104,30 @@ func (e *emitter) bindings(f File) [][]jen.Code {
 		out = append(out, e.descriptor(f, t), e.factory(t))
 	}
 	out = append(out, e.clientMethods(f)...)
+	if f.Server.Gate != nil {
+		out = append(out, e.gateOptions(f))
+	}
 	return out
+}
+
+// gatePolicies maps config policies to the runtime's.
+var gatePolicies = map[string]string{"": "GateMutations", "annotations": "GateMutations", "always": "GateAlways", "never": "GateNever"}
+
+// gateOptions emits the configured approval policy as options for
+// mcpruntime.NewGate, so the config, not hand-written code, says which
+// calls wait for a person.
+func (e *emitter) gateOptions(f File) []jen.Code {
+	g := f.Server.Gate
+	out := doc(fmt.Sprintf("%s returns the approval policy configured for the %s server, for mcpruntime.NewGate: by default %s, with per-tool rules where the config gives them. Add mcpruntime.GateAfterTaint() to also gate mutations once a run has read external content.",
+		f.Server.GateOptionsFunc(), f.Server.Label, map[string]string{"": "calls to tools not annotated read-only need approval", "annotations": "calls to tools not annotated read-only need approval", "always": "every call needs approval", "never": "no call needs approval"}[g.Default]))
+	return append(out, jen.Func().Id(f.Server.GateOptionsFunc()).Params().Index().Add(rt("GateOption")).Block(
+		jen.Return(jen.Index().Add(rt("GateOption")).ValuesFunc(func(v *jen.Group) {
+			v.Line().Add(rt("GateDefault")).Call(rt(gatePolicies[g.Default]))
+			for _, r := range g.Tools {
+				v.Line().Add(rt("GateTool")).Call(jen.Lit(r.Tool), rt(gatePolicies[r.Policy]))
+			}
+			v.Line()
+		}))))
 }
 
 func (e *emitter) toolNames(f File) []jen.Code {
