@@ -130,6 +130,15 @@ func (o *generateOpts) units() ([]unit, error) {
 			return nil, usagef("no server %q in %s", id, o.config)
 		}
 	}
+	// Each server's package declares its own Client: two in one directory
+	// would not compile.
+	byDir := map[string]string{}
+	for _, s := range cfg.Servers {
+		if other, ok := byDir[s.OutDir()]; ok {
+			return nil, fmt.Errorf("%s: servers %q and %q both generate into %s; give each its own out", s.Pos, other, s.ID, s.Out)
+		}
+		byDir[s.OutDir()] = s.ID
+	}
 	var units []unit
 	for _, s := range cfg.Servers {
 		if len(o.servers) > 0 && !slices.Contains(o.servers, s.ID) {

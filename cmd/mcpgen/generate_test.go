@@ -160,3 +160,22 @@ servers:
 		}
 	}
 }
+
+func TestGenerateSharedOutDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `version: 1
+servers:
+  - id: a
+    stdio: {command: "BIN"}
+    out: api
+    package: api
+  - id: b
+    stdio: {command: "BIN"}
+    out: api
+    package: api
+`)
+	code, _, errOut := mcpgen(t, "generate", "--config", cfg)
+	if code != 1 || !strings.Contains(errOut, cfg+`:7:5: servers "a" and "b" both generate into api; give each its own out`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

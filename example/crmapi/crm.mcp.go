@@ -386,6 +386,17 @@ func (c *Client) UpdateDeal(ctx context.Context, in UpdateDealInput) (*mcpruntim
 	return c.toolUpdateDeal.Call(ctx, in)
 }
 
+// GateOptions returns the approval policy configured for the crm server, for
+// mcpruntime.NewGate: by default calls to tools not annotated read-only need
+// approval, with per-tool rules where the config gives them. Add
+// mcpruntime.GateAfterTaint() to also gate mutations once a run has read
+// external content.
+func GateOptions() []mcpruntime.GateOption {
+	return []mcpruntime.GateOption{
+		mcpruntime.GateDefault(mcpruntime.GateMutations),
+	}
+}
+
 // ExportContactsInput is the input (arguments) of the "export_contacts" tool.
 //
 // The tool's description:

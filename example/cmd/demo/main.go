@@ -3,7 +3,8 @@
 // no account. It makes a typed call, a composed sequence of calls on one
 // session, and a scripted "model" turn that sends JSON arguments, valid
 // and invalid, through a least-privilege toolset, printing what a language
-// model would see.
+// model would see. Last, the runtime guards: a destructive call paused for
+// approval and run exactly once, a denied call, and the run's taint ledger.
 //
 //	go run ./cmd/demo                          # runs the server with go run ./crm-server
 //	go run ./cmd/demo -server ../bin/crm-server
@@ -62,7 +63,10 @@ func run(ctx context.Context, w io.Writer, command string, args []string) error 
 	if err := sequence(ctx, w, crm); err != nil {
 		return err
 	}
-	return modelTurn(ctx, w, crm)
+	if err := modelTurn(ctx, w, crm); err != nil {
+		return err
+	}
+	return guarded(ctx, w, conn)
 }
 
 // typedCall is one compile-time-checked call: the input and output are Go
@@ -153,8 +157,8 @@ func modelTurn(ctx context.Context, w io.Writer, crm *crmapi.Client) error {
 		{"search_deals", `{"query": "compiler", "limit": 2}`},
 		{"get_deal", `{"deal_id": "2002"}`},
 		{"search_deals", `{"stage": "closed", "limit": 500, "colour": "red"}`},
-		{"get_deal", `{"deal_id": "D-2002"}`},
-		{"update_deal", `{"deal_id": "D-2002", "stage": "won"}`},
+		{"get_deal", `{"deal_id": "D-2001"}`},
+		{"update_deal", `{"deal_id": "D-2001", "stage": "won"}`},
 	}
 	for _, c := range calls {
 		fmt.Fprintf(w, "\nmodel → %s %s\n", c.tool, c.args)
@@ -167,6 +171,74 @@ func modelTurn(ctx context.Context, w io.Writer, crm *crmapi.Client) error {
 			label = "error"
 		}
 		fmt.Fprintf(w, "tool → model (%s):\n%s\n", label, indent(res.Text))
+	}
+	return nil
+}
+
+// guarded shows the three runtime guards together. The gate's policy is
+// the one example/mcpgen.yaml configures (crmapi.GateOptions): tools not
+// annotated read-only wait for a person.
+func guarded(ctx context.Context, w io.Writer, conn *mcpgo.Conn) error {
+	fmt.Fprintln(w, "\n== Guards: a gated mutation approved and run once, a denied one, the taint ledger")
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), crmapi.GateOptions()...)
+	opts := []mcpruntime.Option{mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithGate(gate)}
+	run := mcpruntime.NewRun("demo")
+	ctx = mcpruntime.WithRun(ctx, run)
+
+	// A read-only lookup is not gated; its result enters the ledger.
+	get := crmapi.NewGetDeal(conn, opts...)
+	before, err := get.Call(ctx, crmapi.GetDealInput{DealID: "D-2001"})
+	if err != nil {
+		return err
+	}
+
+	// update_deal is destructive: the call does not execute, it waits.
+	upd := crmapi.NewUpdateDeal(conn, opts...)
+	_, err = upd.Call(ctx, crmapi.UpdateDealInput{DealID: "D-2001", Note: ptr("Discount approved by finance.")})
+	var pending *mcpruntime.ApprovalRequiredError
+	if !errors.As(err, &pending) {
+		return fmt.Errorf("update_deal: want a pending approval, got %v", err)
+	}
+	a := pending.Approval
+	fmt.Fprintf(w, "update_deal D-2001 as %s: paused for approval (%s)\n", a.Principal, a.Why)
+	if err := gate.Approve(ctx, a.ID, a.Digest); err != nil {
+		return err
+	}
+	// Resuming twice (a retry, a second worker) executes once: the second
+	// resume returns the recorded outcome.
+	for i := 1; i <= 2; i++ {
+		r, err := upd.Resume(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "resume %d after approval: %d notes (had %d)\n", i, len(r.Output.Notes), len(before.Output.Notes))
+	}
+
+	// A denied call never executes; the model gets the denial as the
+	// tool's result.
+	lost := crmapi.UpdateDealInputStageLost
+	_, err = upd.Call(ctx, crmapi.UpdateDealInput{DealID: "D-2001", Stage: &lost})
+	if !errors.As(err, &pending) {
+		return fmt.Errorf("update_deal: want a pending approval, got %v", err)
+	}
+	if err := gate.Deny(ctx, pending.Approval.ID, "not before the quarterly review"); err != nil {
+		return err
+	}
+	mr, err := upd.ResumeInvoke(ctx, pending.Approval.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "denied update_deal → model: %s\n", mr.Text)
+	after, err := get.Call(ctx, crmapi.GetDealInput{DealID: "D-2001"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "get_deal D-2001: stage %s, %d notes\n", after.Output.Stage, len(after.Output.Notes))
+
+	// The ledger holds where every result came from, never its content.
+	fmt.Fprintf(w, "taint ledger of run %q:\n", run.ID())
+	for _, p := range run.Ledger() {
+		fmt.Fprintf(w, "  %s/%s external=%t %s…\n", p.Server, p.Tool, p.External, p.Digest[:15])
 	}
 	return nil
 }
