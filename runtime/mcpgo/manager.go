@@ -241,7 +241,9 @@ func (s *session) watch(p *process) {
 	go func() {
 		select {
 		case <-p.gone:
-			s.lose(p.reason())
+			// Done at once, so no call goes to the dead process; the
+			// reason (which may wait for the exit status) is read lazily.
+			s.lose(nil)
 		case <-s.life.Done():
 		}
 	}()
@@ -258,8 +260,16 @@ func (s *session) lose(why error) {
 
 func (s *session) reason() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.why
+	why, p := s.why, s.proc
+	s.mu.Unlock()
+	if why == nil && p != nil {
+		select {
+		case <-p.gone:
+			return p.reason()
+		default:
+		}
+	}
+	return why
 }
 
 // Done implements mcpruntime.Session.
@@ -284,7 +294,7 @@ func (s *session) explain(err error) error {
 	p := s.proc
 	s.mu.Unlock()
 	var tl *MessageTooLargeError
-	if why := s.reason(); why != nil && !errors.Is(why, ErrClosed) && !errors.As(err, &tl) {
+	if why := s.reason(); why != nil && !errors.Is(why, ErrClosed) && !errors.As(err, &tl) && !strings.Contains(err.Error(), why.Error()) {
 		if errors.As(why, &tl) {
 			return fmt.Errorf("%w (%w)", err, why)
 		}
@@ -294,10 +304,12 @@ func (s *session) explain(err error) error {
 		if n := p.out.bad.Load(); n > 0 {
 			err = fmt.Errorf("%w (the server wrote %d line(s) that are not JSON-RPC messages on stdout)", err, n)
 		}
-		if s.reason() == nil || errors.Is(s.reason(), ErrClosed) {
+		if why := s.reason(); why == nil || errors.Is(why, ErrClosed) {
 			select {
 			case <-p.gone:
-				err = fmt.Errorf("%w (%v)", err, p.reason())
+				if r := p.reason(); !strings.Contains(err.Error(), r.Error()) {
+					err = fmt.Errorf("%w (%v)", err, r)
+				}
 			default:
 			}
 		}
@@ -341,7 +353,7 @@ func (s *session) explainLost(err error) error {
 	if p != nil {
 		// The process's end is what the session reports; wait for it.
 		<-p.gone
-		s.lose(p.reason())
+		s.lose(nil)
 	}
 	var tl *MessageTooLargeError
 	if why := s.reason(); errors.As(why, &tl) {

@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/server/servertest"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
@@ -94,45 +97,6 @@ func TestManagerRetriesIdempotentCrash(t *testing.T) {
 	}
 }
 
-func TestManagerRestartBetweenCalls(t *testing.T) {
-	e := newEnv(t)
-	e.stdio("fix", "serve", nil)
-	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"count"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := invoke(t, ts, "count", `{}`); err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, e.file("fix.pids"))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Killed between calls (an OOM kill, a deploy).
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Skipf("cannot kill the server: %v", err)
-	}
-	for syscall.Kill(pid, 0) == nil {
-		time.Sleep(5 * time.Millisecond) // until the process is reaped
-	}
-	// Not idempotent, yet safe to send to a new process: the dead one never
-	// got it.
-	if r, err := invoke(t, ts, "count", `{}`); err != nil || r.Text != "counted" {
-		t.Fatalf("call after the restart: %+v, %v", r, err)
-	}
-	if n := countLines(t, e.file("fix.count")); n != 2 {
-		t.Errorf("count ran %d times, want 2", n)
-	}
-	// Reconnect starts yet another process on request.
-	if err := m.Reconnect(context.Background(), "fix"); err != nil {
-		t.Fatal(err)
-	}
-	if n := countLines(t, e.file("fix.pids")); n != 3 {
-		t.Errorf("%d processes after Reconnect, want 3", n)
-	}
-}
-
 func readFile(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(name)
@@ -148,7 +112,10 @@ func TestManagerHangingAndGarbageServers(t *testing.T) {
 	e.stdio("hang", "hang", short)
 	// Long enough for the process to start and write under a loaded race
 	// detector: the error should say what it wrote.
-	e.stdio("garbage", "garbage", func(c *mcpruntime.ServerConfig) { c.ConnectTimeout = 2 * time.Second; c.MaxRetries = mcpruntime.NoRetries })
+	e.stdio("garbage", "garbage", func(c *mcpruntime.ServerConfig) {
+		c.ConnectTimeout = 2 * time.Second
+		c.MaxRetries = mcpruntime.NoRetries
+	})
 	m := e.manager()
 	_, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "hang"}, {Server: "garbage"}})
 	var pe *mcpruntime.PreflightError
@@ -263,8 +230,13 @@ func TestManagerListChanged(t *testing.T) {
 	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
 		t.Fatal(err)
 	}
+	sse := servertest.NewTestServer(managerFixture())
+	t.Cleanup(sse.Close)
+	if _, err := e.reg.Save(context.Background(), mcpruntime.ServerConfig{ID: "sse", Transport: mcpruntime.Transport{Kind: mcpruntime.TransportSSE, URL: sse.URL + "/sse"}}); err != nil {
+		t.Fatal(err)
+	}
 	m := e.manager(mcpruntime.WithToolCacheTTL(time.Hour))
-	for _, id := range []string{"fix", "web"} {
+	for _, id := range []string{"fix", "web", "sse"} {
 		t.Run(id, func(t *testing.T) {
 			ctx := context.Background()
 			ts, err := m.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: id, Tools: []string{"grow"}}})
@@ -332,14 +304,20 @@ func TestManagerHTTPRefusedAndRestarted(t *testing.T) {
 	}
 
 	// A server that never listened: every connection attempt is refused.
+	// The URL's token and the header's secret stay out of the error.
 	h.stop()
-	if _, err := e.reg.Save(context.Background(), httpCfg("down", h.url())); err != nil {
+	down := httpCfg("down", h.url()+"?token=url-secret-0123456789")
+	down.Transport.Headers = map[string]string{"Authorization": "Bearer header-secret-0123456789"}
+	if _, err := e.reg.Save(context.Background(), down); err != nil {
 		t.Fatal(err)
 	}
 	_, err = m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "down"}})
 	var ce *mcpruntime.ConnectError
-	if !errors.As(err, &ce) || ce.Attempts != 3 {
+	if !errors.As(err, &ce) || ce.Attempts != 3 || !errors.Is(err, mcpruntime.ErrNotSent) {
 		t.Fatalf("refused connections: %v", err)
+	}
+	if strings.Contains(err.Error(), "secret-0123456789") {
+		t.Errorf("error leaks a secret: %v", err)
 	}
 }
 
@@ -544,4 +522,72 @@ func TestManagerGoToolsJoinToolset(t *testing.T) {
 	if l := run.Ledger(); len(l) != 2 || l[0].External || !l[1].External || l[1].Server != "fix" {
 		t.Errorf("ledger = %+v", l)
 	}
+}
+
+// The npm reference server registers some tools only after the handshake
+// and announces them with list_changed; over streamable HTTP it speaks an
+// older protocol, where the notification comes on the standalone GET
+// stream the connector opens for it.
+func TestManagerEverythingServer(t *testing.T) {
+	node, args := everythingServer(t)
+	_ = node // the registry takes the bare name "node", from the default allowlist
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.reg.Save(ctx, mcpruntime.ServerConfig{ID: "everything", Transport: mcpruntime.Transport{Kind: mcpruntime.TransportStdio, Command: "node", Args: args}}); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	srv := exec.Command(node, args[0], "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	for {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // until node listens
+	}
+	if _, err := e.reg.Save(ctx, httpCfg("everything-http", "http://127.0.0.1:"+port+"/mcp")); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manager(mcpruntime.WithToolCacheTTL(time.Hour))
+	for _, id := range []string{"everything", "everything-http"} {
+		t.Run(id, func(t *testing.T) {
+			ts, err := m.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: id, Tools: []string{"echo", "get-sum"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err := invoke(t, ts, "echo", `{"message":"hi"}`); err != nil || !strings.Contains(r.Text, "hi") {
+				t.Fatalf("echo: %+v, %v", r, err)
+			}
+			if r, err := invoke(t, ts, "get-sum", `{"a":2,"b":3}`); err != nil || !strings.Contains(r.Text, "5") {
+				t.Fatalf("get-sum: %+v, %v", r, err)
+			}
+			for {
+				tools, err := m.Tools(ctx, "agent", id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hasTool(tools, "simulate-research-query") {
+					break
+				}
+				time.Sleep(10 * time.Millisecond) // until list_changed refreshes the hour-long cache
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }

@@ -1,0 +1,53 @@
+//go:build unix
+
+package mcpgo_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+)
+
+func TestManagerRestartBetweenCalls(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "serve", nil)
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"count"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(t, ts, "count", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, e.file("fix.pids"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Killed between calls (an OOM kill, a deploy).
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Skipf("cannot kill the server: %v", err)
+	}
+	for syscall.Kill(pid, 0) == nil {
+		time.Sleep(5 * time.Millisecond) // until the process is reaped
+	}
+	// Not idempotent, yet safe to send to a new process: the dead one never
+	// got it.
+	if r, err := invoke(t, ts, "count", `{}`); err != nil || r.Text != "counted" {
+		t.Fatalf("call after the restart: %+v, %v", r, err)
+	}
+	if n := countLines(t, e.file("fix.count")); n != 2 {
+		t.Errorf("count ran %d times, want 2", n)
+	}
+	// Reconnect starts yet another process on request.
+	if err := m.Reconnect(context.Background(), "fix"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(t, e.file("fix.pids")); n != 3 {
+		t.Errorf("%d processes after Reconnect, want 3", n)
+	}
+}
