@@ -1,7 +1,6 @@
 package mcpruntime
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -23,11 +22,11 @@ type DecodeFunc[T any] func(raw json.RawMessage, dst *T, ptr string, vs *Violati
 // "string", "number", "boolean" or "null", or "" when data does not start a
 // JSON value. It looks at the first byte only.
 func JSONKind(data []byte) string {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	if len(data) == 0 {
+	i := skipSpace(data, 0)
+	if i == len(data) {
 		return ""
 	}
-	switch c := data[0]; {
+	switch c := data[i]; {
 	case c == '{':
 		return "object"
 	case c == '[':
@@ -61,8 +60,14 @@ func DecodeString[T ~string](raw json.RawMessage, dst *T, ptr string, vs *Violat
 		wrongKind(vs, ptr, "string", raw)
 		return
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	raw = trimJSON(raw)
+	end, plain, ok := scanString(raw, 0)
+	if !ok || end != len(raw) {
+		vs.Add(ptr, "invalid JSON string")
+		return
+	}
+	s, ok := unquote(raw, plain)
+	if !ok {
 		vs.Add(ptr, "invalid JSON string")
 		return
 	}
@@ -75,12 +80,14 @@ func DecodeBool[T ~bool](raw json.RawMessage, dst *T, ptr string, vs *Violations
 		wrongKind(vs, ptr, "boolean", raw)
 		return
 	}
-	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil {
+	switch string(trimJSON(raw)) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
 		vs.Add(ptr, "invalid JSON boolean")
-		return
 	}
-	*dst = T(b)
 }
 
 // DecodeNumber decodes a JSON number into a float type.
@@ -89,8 +96,15 @@ func DecodeNumber[T ~float64 | ~float32](raw json.RawMessage, dst *T, ptr string
 		wrongKind(vs, ptr, "number", raw)
 		return
 	}
-	var f float64
-	if err := json.Unmarshal(raw, &f); err != nil {
+	raw = trimJSON(raw)
+	if end, ok := scanNumber(raw, 0); !ok || end != len(raw) {
+		vs.Add(ptr, "invalid JSON number")
+		return
+	}
+	// The text is a JSON number, which ParseFloat reads as encoding/json
+	// does; its only error left is a value out of range.
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
 		vs.Add(ptr, "number out of range")
 		return
 	}
@@ -105,11 +119,29 @@ func DecodeInteger[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | 
 		wrongKind(vs, ptr, "integer", raw)
 		return
 	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	raw = trimJSON(raw)
+	if end, ok := scanNumber(raw, 0); !ok || end != len(raw) {
 		vs.Add(ptr, "invalid JSON number")
 		return
 	}
+	if plainInteger(raw) {
+		// The common case, without big.Rat: plain digits that fit in 64
+		// bits, then the same fit check as below.
+		if raw[0] == '-' {
+			if x, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+				if v := T(x); int64(v) == x && (v < 0) == (x < 0) {
+					*dst = v
+					return
+				}
+			}
+		} else if x, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
+			if v := T(x); uint64(v) == x && (x == 0 || v > 0) {
+				*dst = v
+				return
+			}
+		}
+	}
+	n := json.Number(raw)
 	r, ok := new(big.Rat).SetString(n.String())
 	if !ok || !r.IsInt() {
 		vs.Add(ptr, "expected integer, found "+n.String())
@@ -134,21 +166,75 @@ func DecodeInteger[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | 
 	vs.Add(ptr, "integer "+n.String()+" out of range")
 }
 
+// plainInteger reports whether the JSON number raw has no fraction and no
+// exponent.
+func plainInteger(raw []byte) bool {
+	for _, c := range raw {
+		if c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
 // DecodeRaw keeps any JSON value, null included, as raw bytes.
 func DecodeRaw(raw json.RawMessage, dst *json.RawMessage, ptr string, vs *Violations) {
-	if JSONKind(raw) == "" || !json.Valid(raw) {
+	if JSONKind(raw) == "" || !validJSON(raw) {
 		vs.Add(ptr, "invalid JSON")
 		return
 	}
-	*dst = append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+	*dst = append(json.RawMessage(nil), trimJSON(raw)...)
 }
 
-// Decode decodes a non-null value with encoding/json, which calls the
-// generated UnmarshalJSON of T; the violations it reports are merged under
-// ptr.
+// Decode decodes a non-null value with the generated UnmarshalJSON of T;
+// the violations it reports are merged under ptr.
 func Decode[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
 	if isNull(raw) {
 		vs.Add(ptr, "unexpected null")
+		return
+	}
+	unmarshal(raw, dst, ptr, vs)
+}
+
+// DecodeInner is Decode for a value that the enclosing generated decoder
+// has already split out of its parent, and so validated: it skips the
+// validity check, which would scan the value once more at every nesting
+// level.
+func DecodeInner[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if isNull(raw) {
+		vs.Add(ptr, "unexpected null")
+		return
+	}
+	decodeInner(raw, dst, ptr, vs)
+}
+
+// DecodeInnerNullAware is DecodeNullAware for a value already validated
+// (see DecodeInner).
+func DecodeInnerNullAware[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	decodeInner(raw, dst, ptr, vs)
+}
+
+func decodeInner[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if u, ok := any(dst).(json.Unmarshaler); ok {
+		vs.Merge(ptr, u.UnmarshalJSON(trimJSON(raw)))
+		return
+	}
+	unmarshal(raw, dst, ptr, vs)
+}
+
+// unmarshal calls dst's UnmarshalJSON directly when it has one: going
+// through json.Unmarshal would validate and copy raw once more at every
+// nesting level. Generated UnmarshalJSON methods validate their input
+// themselves (DecodeObject, SliceOf, the scalar decoders), so invalid JSON
+// is still reported, though here as invalid JSON with the outermost value's
+// pointer.
+func unmarshal[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if u, ok := any(dst).(json.Unmarshaler); ok {
+		if !validJSON(raw) {
+			vs.Add(ptr, "invalid JSON")
+			return
+		}
+		vs.Merge(ptr, u.UnmarshalJSON(trimJSON(raw)))
 		return
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
@@ -169,8 +255,8 @@ func SliceOf[T any](elem DecodeFunc[T]) DecodeFunc[[]T] {
 			wrongKind(vs, ptr, "array", raw)
 			return
 		}
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
+		items, ok := splitArray(raw)
+		if !ok {
 			vs.Add(ptr, "invalid JSON array")
 			return
 		}
@@ -242,9 +328,15 @@ func DecodeObject(raw []byte, ptr string, vs *Violations) (members map[string]js
 		wrongKind(vs, ptr, "object", raw)
 		return nil, false
 	}
-	if err := json.Unmarshal(raw, &members); err != nil {
+	var buf [16]scanMember
+	list, ok := splitObject(raw, buf[:])
+	if !ok {
 		vs.Add(ptr, "invalid JSON object")
 		return nil, false
+	}
+	members = make(map[string]json.RawMessage, len(list))
+	for _, m := range list {
+		members[string(m.name)] = m.value
 	}
 	return members, true
 }
@@ -273,6 +365,9 @@ func Required(members map[string]json.RawMessage, ptr string, vs *Violations, na
 // Unknown records a violation for every member whose name is not in known
 // (objects with additionalProperties: false).
 func Unknown(members map[string]json.RawMessage, ptr string, vs *Violations, known ...string) {
+	if !hasUnknown(members, known) {
+		return
+	}
 	for _, k := range SortedKeys(members) {
 		if !slices.Contains(known, k) {
 			vs.Add(KeyPointer(ptr, k), "unknown member "+strconv.Quote(k)+" is not allowed")
@@ -284,6 +379,9 @@ func Unknown(members map[string]json.RawMessage, ptr string, vs *Violations, kno
 // new map, which is nil when there are none (open objects keep what they
 // do not declare, so a round trip loses nothing).
 func Extra[T any](members map[string]json.RawMessage, ptr string, vs *Violations, elem DecodeFunc[T], known ...string) map[string]T {
+	if !hasUnknown(members, known) {
+		return nil
+	}
 	var out map[string]T
 	for _, k := range SortedKeys(members) {
 		if slices.Contains(known, k) {
@@ -299,6 +397,17 @@ func Extra[T any](members map[string]json.RawMessage, ptr string, vs *Violations
 	return out
 }
 
+// hasUnknown reports whether members has a name not in known, without
+// sorting (the common answer is no).
+func hasUnknown(members map[string]json.RawMessage, known []string) bool {
+	for k := range members {
+		if !slices.Contains(known, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // Const records a violation unless raw is the JSON value want (given in
 // the canonical form of CanonicalJSON).
 func Const(raw json.RawMessage, want string, ptr string, vs *Violations) {
@@ -311,21 +420,33 @@ func Const(raw json.RawMessage, want string, ptr string, vs *Violations) {
 // of the JSON object data, and whether it is there. Generated union decoders
 // use it to read a discriminator.
 func Member(data []byte, name string) (string, bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(data, &members) != nil {
-		return "", false
-	}
-	raw, ok := members[name]
+	var buf [16]scanMember
+	list, ok := splitObject(data, buf[:])
 	if !ok {
 		return "", false
 	}
-	return CanonicalJSON(raw), true
+	// The last of duplicate members wins, as in encoding/json.
+	for i := len(list) - 1; i >= 0; i-- {
+		if string(list[i].name) == name {
+			return CanonicalJSON(list[i].value), true
+		}
+	}
+	return "", false
 }
 
 // HasMember reports whether the JSON object data has a member name.
 func HasMember(data []byte, name string) bool {
-	_, ok := Member(data, name)
-	return ok
+	var buf [16]scanMember
+	list, ok := splitObject(data, buf[:])
+	if !ok {
+		return false
+	}
+	for _, m := range list {
+		if string(m.name) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // DecodeRawAs is DecodeRaw for a named raw type.
@@ -339,12 +460,5 @@ func DecodeRawAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Violati
 // for types whose generated UnmarshalJSON accepts null (a union with a null
 // variant).
 func DecodeNullAware[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
-	if err := json.Unmarshal(raw, dst); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			vs.Add(ptr, "invalid JSON")
-			return
-		}
-		vs.Merge(ptr, err)
-	}
+	unmarshal(raw, dst, ptr, vs)
 }
