@@ -113,7 +113,7 @@ func TestManagerHangingAndGarbageServers(t *testing.T) {
 	// Long enough for the process to start and write under a loaded race
 	// detector: the error should say what it wrote.
 	e.stdio("garbage", "garbage", func(c *mcpruntime.ServerConfig) {
-		c.ConnectTimeout = 2 * time.Second
+		c.ConnectTimeout = time.Second
 		c.MaxRetries = mcpruntime.NoRetries
 	})
 	m := e.manager()
