@@ -242,6 +242,7 @@ type httpFixture struct {
 	srv     *http.Server
 	mcp     *server.MCPServer
 	accepts atomic.Int64
+	lists   atomic.Int64 // tools/list requests (modern clients name the method in a header)
 }
 
 func startHTTP(t *testing.T) *httpFixture {
@@ -273,7 +274,13 @@ func (h *httpFixture) start(addr string) {
 	}
 	h.addr = ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(h.mcp, server.WithDisableLocalhostProtection(true)))
+	mcpHandler := server.NewStreamableHTTPServer(h.mcp, server.WithDisableLocalhostProtection(true))
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "tools/list" {
+			h.lists.Add(1)
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	// One connection per request, so a stopped server refuses the next
 	// request instead of failing it on a connection already open (which

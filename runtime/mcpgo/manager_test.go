@@ -542,14 +542,21 @@ func TestManagerEverythingServer(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	t.Cleanup(func() { _ = srv.Process.Kill(); <-exited })
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err == nil {
 			c.Close()
 			break
 		}
-		time.Sleep(20 * time.Millisecond) // until node listens
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("the HTTP server exited before listening: %v", err)
+		case <-time.After(20 * time.Millisecond): // until node listens
+		}
 	}
 	if _, err := e.reg.Save(ctx, httpCfg("everything-http", "http://127.0.0.1:"+port+"/mcp")); err != nil {
 		t.Fatal(err)
@@ -590,4 +597,74 @@ func freePort(t *testing.T) string {
 	defer ln.Close()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return port
+}
+
+func TestManagerToolCacheTTL(t *testing.T) {
+	e := newEnv(t)
+	h := startHTTP(t)
+	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	clk := &clock{t: time.Unix(0, 0)}
+	m := e.manager(mcpruntime.WithClock(clk.now), mcpruntime.WithToolCacheTTL(time.Minute))
+	for range 3 {
+		if _, err := m.Tools(ctx, "agent", "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := h.lists.Load(); n != 1 {
+		t.Errorf("%d tools/list requests within the TTL, want 1", n)
+	}
+	clk.advance(time.Minute)
+	if _, err := m.Tools(ctx, "agent", "web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.lists.Load(); n != 2 {
+		t.Errorf("%d tools/list requests after the TTL, want 2", n)
+	}
+
+	uncached := e.manager(mcpruntime.WithToolCacheTTL(0))
+	before := h.lists.Load()
+	for range 3 {
+		if _, err := uncached.Tools(ctx, "agent", "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := h.lists.Load() - before; n != 3 {
+		t.Errorf("%d tools/list requests with the cache disabled, want 3", n)
+	}
+}
+
+func TestManagerConcurrentCallsAcrossReconnects(t *testing.T) {
+	e := newEnv(t)
+	// Each of the three reconnects can cut a call off once.
+	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.MaxRetries = 5 })
+	m := e.manager()
+	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 10 {
+				want := "echo: " + strconv.Itoa(i*100+j)
+				// echo is idempotent: a call cut off by a reconnect is
+				// retried on the new connection.
+				r, err := invoke(t, ts, "echo", `{"text":"`+strconv.Itoa(i*100+j)+`"}`)
+				if err != nil || r.Text != want {
+					t.Errorf("call %d/%d: %+v, %v", i, j, r, err)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 3 {
+			if err := m.Reconnect(context.Background(), "fix"); err != nil {
+				t.Errorf("Reconnect: %v", err)
+			}
+		}
+	})
+	wg.Wait()
 }
