@@ -433,6 +433,9 @@ type listing struct {
 // runs detached from their contexts so one caller giving up does not fail
 // the others.
 func (s *server) session(ctx context.Context) (Session, error) {
+	if s.m.life.Err() != nil {
+		return nil, ErrManagerClosed
+	}
 	s.mu.Lock()
 	if s.sess != nil {
 		select {

@@ -522,6 +522,12 @@ func TestManagerGoToolsJoinToolset(t *testing.T) {
 	if l := run.Ledger(); len(l) != 2 || l[0].External || !l[1].External || l[1].Server != "fix" {
 		t.Errorf("ledger = %+v", l)
 	}
+	if err := m.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Invoke(ctx, "echo", json.RawMessage(`{"text":"x"}`)); !errors.Is(err, mcpruntime.ErrManagerClosed) {
+		t.Errorf("call after CloseAll: %v", err)
+	}
 }
 
 // The npm reference server registers some tools only after the handshake
