@@ -255,7 +255,8 @@ func SliceOf[T any](elem DecodeFunc[T]) DecodeFunc[[]T] {
 			wrongKind(vs, ptr, "array", raw)
 			return
 		}
-		items, ok := splitArray(raw)
+		var buf [16]json.RawMessage
+		items, ok := splitArray(raw, buf[:0])
 		if !ok {
 			vs.Add(ptr, "invalid JSON array")
 			return
@@ -328,15 +329,10 @@ func DecodeObject(raw []byte, ptr string, vs *Violations) (members map[string]js
 		wrongKind(vs, ptr, "object", raw)
 		return nil, false
 	}
-	var buf [16]scanMember
-	list, ok := splitObject(raw, buf[:])
-	if !ok {
+	members = map[string]json.RawMessage{}
+	if !splitObject(raw, func(m scanMember) { members[string(m.name)] = m.value }) {
 		vs.Add(ptr, "invalid JSON object")
 		return nil, false
-	}
-	members = make(map[string]json.RawMessage, len(list))
-	for _, m := range list {
-		members[string(m.name)] = m.value
 	}
 	return members, true
 }
@@ -420,33 +416,23 @@ func Const(raw json.RawMessage, want string, ptr string, vs *Violations) {
 // of the JSON object data, and whether it is there. Generated union decoders
 // use it to read a discriminator.
 func Member(data []byte, name string) (string, bool) {
-	var buf [16]scanMember
-	list, ok := splitObject(data, buf[:])
-	if !ok {
+	// The last of duplicate members wins, as in encoding/json.
+	var raw json.RawMessage
+	found := false
+	if !splitObject(data, func(m scanMember) {
+		if string(m.name) == name {
+			raw, found = m.value, true
+		}
+	}) || !found {
 		return "", false
 	}
-	// The last of duplicate members wins, as in encoding/json.
-	for i := len(list) - 1; i >= 0; i-- {
-		if string(list[i].name) == name {
-			return CanonicalJSON(list[i].value), true
-		}
-	}
-	return "", false
+	return CanonicalJSON(raw), true
 }
 
 // HasMember reports whether the JSON object data has a member name.
 func HasMember(data []byte, name string) bool {
-	var buf [16]scanMember
-	list, ok := splitObject(data, buf[:])
-	if !ok {
-		return false
-	}
-	for _, m := range list {
-		if string(m.name) == name {
-			return true
-		}
-	}
-	return false
+	found := false
+	return splitObject(data, func(m scanMember) { found = found || string(m.name) == name }) && found
 }
 
 // DecodeRawAs is DecodeRaw for a named raw type.

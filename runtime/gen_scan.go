@@ -181,6 +181,13 @@ func scanString(data []byte, i int) (end int, plain, ok bool) {
 	ascii := true
 	start := i
 	for i++; i < len(data); i++ {
+		// Most bytes of most strings need no look beyond this table.
+		for i < len(data) && !special[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
 			if !ascii && plain {
@@ -212,6 +219,18 @@ func scanString(data []byte, i int) (end int, plain, ok bool) {
 	return i, false, false
 }
 
+// special marks the bytes that end, escape, or are not allowed in a
+// string, and those that start a multi-byte UTF-8 sequence.
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // unquote returns the Go string of the JSON string raw (already scanned).
 func unquote(raw []byte, plain bool) (string, bool) {
@@ -242,64 +261,62 @@ type scanMember struct {
 	value json.RawMessage
 }
 
-// splitObject splits the JSON object data (with optional surrounding
-// whitespace) into its members, validating it completely. Values alias
-// data.
-func splitObject(data []byte, buf []scanMember) ([]scanMember, bool) {
+// splitObject calls add with each member of the JSON object data (with
+// optional surrounding whitespace) in document order, and reports whether
+// data is one, validating it completely. Values alias data.
+func splitObject(data []byte, add func(scanMember)) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, false
+		return false
 	}
 	i = skipSpace(data, i+1)
-	out := buf[:0]
 	if i < len(data) && data[i] == '}' {
-		return out, skipSpace(data, i+1) == len(data)
+		return skipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return nil, false
+			return false
 		}
 		end, plain, ok := scanString(data, i)
 		if !ok {
-			return nil, false
+			return false
 		}
 		name, ok := unquoteBytes(data[i:end], plain)
 		if !ok {
-			return nil, false
+			return false
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return nil, false
+			return false
 		}
 		start := skipSpace(data, i+1)
 		if i, ok = scanValue(data, start, 1); !ok {
-			return nil, false
+			return false
 		}
-		out = append(out, scanMember{name: name, value: data[start:i:i]})
+		add(scanMember{name: name, value: data[start:i:i]})
 		i = skipSpace(data, i)
 		if i >= len(data) {
-			return nil, false
+			return false
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case '}':
-			return out, skipSpace(data, i+1) == len(data)
+			return skipSpace(data, i+1) == len(data)
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
 
-// splitArray splits the JSON array data into its elements, validating it
-// completely. Elements alias data.
-func splitArray(data []byte) ([]json.RawMessage, bool) {
+// splitArray appends the elements of the JSON array data to out,
+// validating it completely. Elements alias data.
+func splitArray(data []byte, out []json.RawMessage) ([]json.RawMessage, bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '[' {
 		return nil, false
 	}
 	i = skipSpace(data, i+1)
-	var out []json.RawMessage
 	if i < len(data) && data[i] == ']' {
 		return out, skipSpace(data, i+1) == len(data)
 	}
@@ -327,33 +344,56 @@ func splitArray(data []byte) ([]json.RawMessage, bool) {
 
 // Object is a JSON object split into its members, for generated decoders:
 // lookups by name without building a map, which for the small objects of
-// tool results costs more than a linear search.
+// tool results costs more than a linear search. The first members live in
+// the Object itself, so one declared as a local variable costs no
+// allocation.
 type Object struct {
-	members []scanMember
+	n     int
+	first [objectInline]scanMember
+	rest  []scanMember
 }
 
-// DecodeMembers splits the JSON object data into its members, validating
-// it completely. Anything else is a violation at ptr and ok is false. The
-// members alias data.
-func DecodeMembers(data []byte, ptr string, vs *Violations) (obj Object, ok bool) {
+const objectInline = 12
+
+func (o *Object) at(i int) *scanMember {
+	if i < objectInline {
+		return &o.first[i]
+	}
+	return &o.rest[i-objectInline]
+}
+
+func (o *Object) add(m scanMember) {
+	if o.n < objectInline {
+		o.first[o.n] = m
+	} else {
+		o.rest = append(o.rest, m)
+	}
+	o.n++
+}
+
+// Decode splits the JSON object data into o's members, validating it
+// completely, and reports whether it is one; anything else is a violation
+// at ptr. The members alias data.
+func (o *Object) Decode(data []byte, ptr string, vs *Violations) bool {
+	*o = Object{}
 	if JSONKind(data) != "object" {
 		wrongKind(vs, ptr, "object", data)
-		return Object{}, false
+		return false
 	}
-	list, ok := splitObject(data, make([]scanMember, 0, 8))
-	if !ok {
+	if !splitObject(data, o.add) {
+		*o = Object{}
 		vs.Add(ptr, "invalid JSON object")
-		return Object{}, false
+		return false
 	}
-	return Object{members: list}, true
+	return true
 }
 
 // Get returns the value of the member name. With duplicate names the last
 // one wins, as in encoding/json.
-func (o Object) Get(name string) (json.RawMessage, bool) {
-	for i := len(o.members) - 1; i >= 0; i-- {
-		if string(o.members[i].name) == name {
-			return o.members[i].value, true
+func (o *Object) Get(name string) (json.RawMessage, bool) {
+	for i := o.n - 1; i >= 0; i-- {
+		if m := o.at(i); string(m.name) == name {
+			return m.value, true
 		}
 	}
 	return nil, false
@@ -361,7 +401,7 @@ func (o Object) Get(name string) (json.RawMessage, bool) {
 
 // Required records a violation at ptr for every name in names that is not
 // a member.
-func (o Object) Required(ptr string, vs *Violations, names ...string) {
+func (o *Object) Required(ptr string, vs *Violations, names ...string) {
 	for _, n := range names {
 		if _, ok := o.Get(n); !ok {
 			vs.Add(ptr, "missing required member "+strconv.Quote(n))
@@ -372,9 +412,10 @@ func (o Object) Required(ptr string, vs *Violations, names ...string) {
 // undeclared returns the values of the members not named in known, by
 // name (the last of duplicates), and their names sorted; nil when there
 // are none, which is the common case and costs no allocation.
-func (o Object) undeclared(known []string) (map[string]json.RawMessage, []string) {
+func (o *Object) undeclared(known []string) (map[string]json.RawMessage, []string) {
 	var vals map[string]json.RawMessage
-	for _, m := range o.members {
+	for i := range o.n {
+		m := o.at(i)
 		if slices.Contains(known, string(m.name)) {
 			continue
 		}
@@ -391,7 +432,7 @@ func (o Object) undeclared(known []string) (map[string]json.RawMessage, []string
 
 // Unknown records a violation for every member whose name is not in known
 // (objects with additionalProperties: false), in name order.
-func (o Object) Unknown(ptr string, vs *Violations, known ...string) {
+func (o *Object) Unknown(ptr string, vs *Violations, known ...string) {
 	_, names := o.undeclared(known)
 	for _, k := range names {
 		vs.Add(KeyPointer(ptr, k), "unknown member "+strconv.Quote(k)+" is not allowed")
@@ -401,7 +442,7 @@ func (o Object) Unknown(ptr string, vs *Violations, known ...string) {
 // ExtraOf decodes every member of o whose name is not in known with elem
 // into a new map, which is nil when there are none (open objects keep what
 // they do not declare, so a round trip loses nothing).
-func ExtraOf[T any](o Object, ptr string, vs *Violations, elem DecodeFunc[T], known ...string) map[string]T {
+func ExtraOf[T any](o *Object, ptr string, vs *Violations, elem DecodeFunc[T], known ...string) map[string]T {
 	vals, names := o.undeclared(known)
 	if names == nil {
 		return nil

@@ -425,16 +425,15 @@ func (v ExportContactsInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out ExportContactsInput
-	if raw, ok := m["owner"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Owner, "/owner", &vs)
+	*v = ExportContactsInput{}
+	if raw, ok := m.Get("owner"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "owner")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "owner")
 	return vs.Err("")
 }
 
@@ -484,13 +483,12 @@ func (v ExportPipelineInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *ExportPipelineInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out ExportPipelineInput
-	mcpruntime.Unknown(m, "", &vs)
-	*v = out
+	*v = ExportPipelineInput{}
+	m.Unknown("", &vs)
 	return vs.Err("")
 }
 
@@ -544,17 +542,16 @@ func (v GetContactInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetContactInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetContactInput
-	mcpruntime.Required(m, "", &vs, "contact_id")
-	if raw, ok := m["contact_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ContactID, "/contact_id", &vs)
+	*v = GetContactInput{}
+	m.Required("", &vs, "contact_id")
+	if raw, ok := m.Get("contact_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "contact_id")
-	*v = out
+	m.Unknown("", &vs, "contact_id")
 	return vs.Err("")
 }
 
@@ -623,32 +620,31 @@ func (v GetContactOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetContactOutput
-	mcpruntime.Required(m, "", &vs, "id", "name", "email", "company", "owner", "tags")
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ID, "/id", &vs)
+	*v = GetContactOutput{}
+	m.Required("", &vs, "id", "name", "email", "company", "owner", "tags")
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
-	if raw, ok := m["name"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Name, "/name", &vs)
+	if raw, ok := m.Get("name"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Name, "/name", &vs)
 	}
-	if raw, ok := m["email"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Email, "/email", &vs)
+	if raw, ok := m.Get("email"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Email, "/email", &vs)
 	}
-	if raw, ok := m["company"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Company, "/company", &vs)
+	if raw, ok := m.Get("company"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Company, "/company", &vs)
 	}
-	if raw, ok := m["owner"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Owner, "/owner", &vs)
+	if raw, ok := m.Get("owner"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
-	if raw, ok := m["tags"]; ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &out.Tags, "/tags", &vs)
+	if raw, ok := m.Get("tags"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "id", "name", "email", "company", "owner", "tags")
-	*v = out
+	m.Unknown("", &vs, "id", "name", "email", "company", "owner", "tags")
 	return vs.Err("")
 }
 
@@ -702,17 +698,16 @@ func (v GetDealInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetDealInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetDealInput
-	mcpruntime.Required(m, "", &vs, "deal_id")
-	if raw, ok := m["deal_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.DealID, "/deal_id", &vs)
+	*v = GetDealInput{}
+	m.Required("", &vs, "deal_id")
+	if raw, ok := m.Get("deal_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "deal_id")
-	*v = out
+	m.Unknown("", &vs, "deal_id")
 	return vs.Err("")
 }
 
@@ -785,38 +780,37 @@ func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetDealOutput
-	mcpruntime.Required(m, "", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ID, "/id", &vs)
+	*v = GetDealOutput{}
+	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
-	if raw, ok := m["title"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Title, "/title", &vs)
+	if raw, ok := m.Get("title"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
-	if raw, ok := m["contact_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ContactID, "/contact_id", &vs)
+	if raw, ok := m.Get("contact_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.DecodeString[GetDealOutputStage](raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.DecodeString[GetDealOutputStage](raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["amount"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Amount, "/amount", &vs)
+	if raw, ok := m.Get("amount"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
-	if raw, ok := m["currency"]; ok {
-		mcpruntime.DecodeString[GetDealOutputCurrency](raw, &out.Currency, "/currency", &vs)
+	if raw, ok := m.Get("currency"); ok {
+		mcpruntime.DecodeString[GetDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
 	}
-	if raw, ok := m["owner"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Owner, "/owner", &vs)
+	if raw, ok := m.Get("owner"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
-	if raw, ok := m["notes"]; ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &out.Notes, "/notes", &vs)
+	if raw, ok := m.Get("notes"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	*v = out
+	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 
@@ -925,13 +919,12 @@ func (v PipelineChartInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *PipelineChartInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out PipelineChartInput
-	mcpruntime.Unknown(m, "", &vs)
-	*v = out
+	*v = PipelineChartInput{}
+	m.Unknown("", &vs)
 	return vs.Err("")
 }
 
@@ -1003,25 +996,24 @@ func (v SearchDealsInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *SearchDealsInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SearchDealsInput
-	if raw, ok := m["query"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Query, "/query", &vs)
+	*v = SearchDealsInput{}
+	if raw, ok := m.Get("query"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Query, "/query", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[SearchDealsInputStage])(raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[SearchDealsInputStage])(raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["min_amount"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.MinAmount, "/min_amount", &vs)
+	if raw, ok := m.Get("min_amount"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.MinAmount, "/min_amount", &vs)
 	}
-	if raw, ok := m["limit"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &out.Limit, "/limit", &vs)
+	if raw, ok := m.Get("limit"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "query", "stage", "min_amount", "limit")
-	*v = out
+	m.Unknown("", &vs, "query", "stage", "min_amount", "limit")
 	return vs.Err("")
 }
 
@@ -1117,20 +1109,19 @@ func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SearchDealsOutput
-	mcpruntime.Required(m, "", &vs, "deals", "total")
-	if raw, ok := m["deals"]; ok {
-		mcpruntime.SliceOf(mcpruntime.Decode[SearchDealsOutputDealsItem])(raw, &out.Deals, "/deals", &vs)
+	*v = SearchDealsOutput{}
+	m.Required("", &vs, "deals", "total")
+	if raw, ok := m.Get("deals"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeInner[SearchDealsOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
 	}
-	if raw, ok := m["total"]; ok {
-		mcpruntime.DecodeInteger[int64](raw, &out.Total, "/total", &vs)
+	if raw, ok := m.Get("total"); ok {
+		mcpruntime.DecodeInteger[int64](raw, &v.Total, "/total", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "deals", "total")
-	*v = out
+	m.Unknown("", &vs, "deals", "total")
 	return vs.Err("")
 }
 
@@ -1199,32 +1190,31 @@ func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SearchDealsOutputDealsItem
-	mcpruntime.Required(m, "", &vs, "id", "title", "company", "stage", "amount", "currency")
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ID, "/id", &vs)
+	*v = SearchDealsOutputDealsItem{}
+	m.Required("", &vs, "id", "title", "company", "stage", "amount", "currency")
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
-	if raw, ok := m["title"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Title, "/title", &vs)
+	if raw, ok := m.Get("title"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
-	if raw, ok := m["company"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Company, "/company", &vs)
+	if raw, ok := m.Get("company"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Company, "/company", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.DecodeString[SearchDealsOutputDealsItemStage](raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.DecodeString[SearchDealsOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["amount"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Amount, "/amount", &vs)
+	if raw, ok := m.Get("amount"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
-	if raw, ok := m["currency"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Currency, "/currency", &vs)
+	if raw, ok := m.Get("currency"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Currency, "/currency", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "id", "title", "company", "stage", "amount", "currency")
-	*v = out
+	m.Unknown("", &vs, "id", "title", "company", "stage", "amount", "currency")
 	return vs.Err("")
 }
 
@@ -1291,23 +1281,22 @@ func (v SendEmailInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *SendEmailInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SendEmailInput
-	mcpruntime.Required(m, "", &vs, "contact_id", "subject", "body")
-	if raw, ok := m["contact_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ContactID, "/contact_id", &vs)
+	*v = SendEmailInput{}
+	m.Required("", &vs, "contact_id", "subject", "body")
+	if raw, ok := m.Get("contact_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
-	if raw, ok := m["subject"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Subject, "/subject", &vs)
+	if raw, ok := m.Get("subject"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Subject, "/subject", &vs)
 	}
-	if raw, ok := m["body"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Body, "/body", &vs)
+	if raw, ok := m.Get("body"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Body, "/body", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "contact_id", "subject", "body")
-	*v = out
+	m.Unknown("", &vs, "contact_id", "subject", "body")
 	return vs.Err("")
 }
 
@@ -1374,23 +1363,22 @@ func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SendEmailOutput
-	mcpruntime.Required(m, "", &vs, "message_id", "to", "status")
-	if raw, ok := m["message_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.MessageID, "/message_id", &vs)
+	*v = SendEmailOutput{}
+	m.Required("", &vs, "message_id", "to", "status")
+	if raw, ok := m.Get("message_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.MessageID, "/message_id", &vs)
 	}
-	if raw, ok := m["to"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.To, "/to", &vs)
+	if raw, ok := m.Get("to"); ok {
+		mcpruntime.DecodeString[string](raw, &v.To, "/to", &vs)
 	}
-	if raw, ok := m["status"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Status, "/status", &vs)
+	if raw, ok := m.Get("status"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Status, "/status", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "message_id", "to", "status")
-	*v = out
+	m.Unknown("", &vs, "message_id", "to", "status")
 	return vs.Err("")
 }
 
@@ -1463,26 +1451,25 @@ func (v UpdateDealInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *UpdateDealInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out UpdateDealInput
-	mcpruntime.Required(m, "", &vs, "deal_id")
-	if raw, ok := m["deal_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.DealID, "/deal_id", &vs)
+	*v = UpdateDealInput{}
+	m.Required("", &vs, "deal_id")
+	if raw, ok := m.Get("deal_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[UpdateDealInputStage])(raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[UpdateDealInputStage])(raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["amount"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.Amount, "/amount", &vs)
+	if raw, ok := m.Get("amount"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Amount, "/amount", &vs)
 	}
-	if raw, ok := m["note"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Note, "/note", &vs)
+	if raw, ok := m.Get("note"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Note, "/note", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "deal_id", "stage", "amount", "note")
-	*v = out
+	m.Unknown("", &vs, "deal_id", "stage", "amount", "note")
 	return vs.Err("")
 }
 
@@ -1596,38 +1583,37 @@ func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out UpdateDealOutput
-	mcpruntime.Required(m, "", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ID, "/id", &vs)
+	*v = UpdateDealOutput{}
+	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
-	if raw, ok := m["title"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Title, "/title", &vs)
+	if raw, ok := m.Get("title"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
-	if raw, ok := m["contact_id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ContactID, "/contact_id", &vs)
+	if raw, ok := m.Get("contact_id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.DecodeString[UpdateDealOutputStage](raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.DecodeString[UpdateDealOutputStage](raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["amount"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Amount, "/amount", &vs)
+	if raw, ok := m.Get("amount"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
-	if raw, ok := m["currency"]; ok {
-		mcpruntime.DecodeString[UpdateDealOutputCurrency](raw, &out.Currency, "/currency", &vs)
+	if raw, ok := m.Get("currency"); ok {
+		mcpruntime.DecodeString[UpdateDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
 	}
-	if raw, ok := m["owner"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Owner, "/owner", &vs)
+	if raw, ok := m.Get("owner"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
-	if raw, ok := m["notes"]; ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &out.Notes, "/notes", &vs)
+	if raw, ok := m.Get("notes"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	*v = out
+	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 

@@ -579,17 +579,16 @@ func (v EchoInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *EchoInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out EchoInput
-	mcpruntime.Required(m, "", &vs, "message")
-	if raw, ok := m["message"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Message, "/message", &vs)
+	*v = EchoInput{}
+	m.Required("", &vs, "message")
+	if raw, ok := m.Get("message"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Message, "/message", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "message")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "message")
 	return vs.Err("")
 }
 
@@ -652,20 +651,19 @@ func (v GetAnnotatedMessageInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetAnnotatedMessageInput
-	mcpruntime.Required(m, "", &vs, "messageType")
-	if raw, ok := m["messageType"]; ok {
-		mcpruntime.DecodeString[GetAnnotatedMessageInputMessageType](raw, &out.MessageType, "/messageType", &vs)
+	*v = GetAnnotatedMessageInput{}
+	m.Required("", &vs, "messageType")
+	if raw, ok := m.Get("messageType"); ok {
+		mcpruntime.DecodeString[GetAnnotatedMessageInputMessageType](raw, &v.MessageType, "/messageType", &vs)
 	}
-	if raw, ok := m["includeImage"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &out.IncludeImage, "/includeImage", &vs)
+	if raw, ok := m.Get("includeImage"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "messageType", "includeImage")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "messageType", "includeImage")
 	return vs.Err("")
 }
 
@@ -746,13 +744,12 @@ func (v GetEnvInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetEnvInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetEnvInput
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw)
-	*v = out
+	*v = GetEnvInput{}
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -811,16 +808,15 @@ func (v GetResourceLinksInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetResourceLinksInput
-	if raw, ok := m["count"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.Count, "/count", &vs)
+	*v = GetResourceLinksInput{}
+	if raw, ok := m.Get("count"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "count")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "count")
 	return vs.Err("")
 }
 
@@ -894,19 +890,18 @@ func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetResourceReferenceInput
-	if raw, ok := m["resourceType"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[GetResourceReferenceInputResourceType])(raw, &out.ResourceType, "/resourceType", &vs)
+	*v = GetResourceReferenceInput{}
+	if raw, ok := m.Get("resourceType"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[GetResourceReferenceInputResourceType])(raw, &v.ResourceType, "/resourceType", &vs)
 	}
-	if raw, ok := m["resourceId"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.ResourceID, "/resourceId", &vs)
+	if raw, ok := m.Get("resourceId"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "resourceType", "resourceId")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "resourceType", "resourceId")
 	return vs.Err("")
 }
 
@@ -990,17 +985,16 @@ func (v GetStructuredContentInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetStructuredContentInput
-	mcpruntime.Required(m, "", &vs, "location")
-	if raw, ok := m["location"]; ok {
-		mcpruntime.DecodeString[GetStructuredContentInputLocation](raw, &out.Location, "/location", &vs)
+	*v = GetStructuredContentInput{}
+	m.Required("", &vs, "location")
+	if raw, ok := m.Get("location"); ok {
+		mcpruntime.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "location")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "location")
 	return vs.Err("")
 }
 
@@ -1085,23 +1079,22 @@ func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetStructuredContentOutput
-	mcpruntime.Required(m, "", &vs, "temperature", "conditions", "humidity")
-	if raw, ok := m["temperature"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Temperature, "/temperature", &vs)
+	*v = GetStructuredContentOutput{}
+	m.Required("", &vs, "temperature", "conditions", "humidity")
+	if raw, ok := m.Get("temperature"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Temperature, "/temperature", &vs)
 	}
-	if raw, ok := m["conditions"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Conditions, "/conditions", &vs)
+	if raw, ok := m.Get("conditions"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Conditions, "/conditions", &vs)
 	}
-	if raw, ok := m["humidity"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Humidity, "/humidity", &vs)
+	if raw, ok := m.Get("humidity"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "temperature", "conditions", "humidity")
-	*v = out
+	m.Unknown("", &vs, "temperature", "conditions", "humidity")
 	return vs.Err("")
 }
 
@@ -1161,20 +1154,19 @@ func (v GetSumInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetSumInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetSumInput
-	mcpruntime.Required(m, "", &vs, "a", "b")
-	if raw, ok := m["a"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.A, "/a", &vs)
+	*v = GetSumInput{}
+	m.Required("", &vs, "a", "b")
+	if raw, ok := m.Get("a"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.A, "/a", &vs)
 	}
-	if raw, ok := m["b"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.B, "/b", &vs)
+	if raw, ok := m.Get("b"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.B, "/b", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "a", "b")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "a", "b")
 	return vs.Err("")
 }
 
@@ -1226,13 +1218,12 @@ func (v GetTinyImageInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetTinyImageInput
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw)
-	*v = out
+	*v = GetTinyImageInput{}
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1306,22 +1297,21 @@ func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GzipFileAsResourceInput
-	if raw, ok := m["name"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Name, "/name", &vs)
+	*v = GzipFileAsResourceInput{}
+	if raw, ok := m.Get("name"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Name, "/name", &vs)
 	}
-	if raw, ok := m["data"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Data, "/data", &vs)
+	if raw, ok := m.Get("data"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Data, "/data", &vs)
 	}
-	if raw, ok := m["outputType"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[GzipFileAsResourceInputOutputType])(raw, &out.OutputType, "/outputType", &vs)
+	if raw, ok := m.Get("outputType"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "name", "data", "outputType")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "name", "data", "outputType")
 	return vs.Err("")
 }
 
@@ -1414,20 +1404,19 @@ func (v SimulateResearchQueryInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out SimulateResearchQueryInput
-	mcpruntime.Required(m, "", &vs, "topic")
-	if raw, ok := m["topic"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Topic, "/topic", &vs)
+	*v = SimulateResearchQueryInput{}
+	m.Required("", &vs, "topic")
+	if raw, ok := m.Get("topic"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Topic, "/topic", &vs)
 	}
-	if raw, ok := m["ambiguous"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &out.Ambiguous, "/ambiguous", &vs)
+	if raw, ok := m.Get("ambiguous"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "topic", "ambiguous")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "topic", "ambiguous")
 	return vs.Err("")
 }
 
@@ -1479,13 +1468,12 @@ func (v ToggleSimulatedLoggingInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out ToggleSimulatedLoggingInput
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw)
-	*v = out
+	*v = ToggleSimulatedLoggingInput{}
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1537,13 +1525,12 @@ func (v ToggleSubscriberUpdatesInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out ToggleSubscriberUpdatesInput
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw)
-	*v = out
+	*v = ToggleSubscriberUpdatesInput{}
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1609,19 +1596,18 @@ func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out TriggerLongRunningOperationInput
-	if raw, ok := m["duration"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.Duration, "/duration", &vs)
+	*v = TriggerLongRunningOperationInput{}
+	if raw, ok := m.Get("duration"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Duration, "/duration", &vs)
 	}
-	if raw, ok := m["steps"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &out.Steps, "/steps", &vs)
+	if raw, ok := m.Get("steps"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "duration", "steps")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "duration", "steps")
 	return vs.Err("")
 }
 

@@ -153,26 +153,25 @@ func (v GetReportInput) MarshalJSON() ([]byte, error) {
 // *mcpruntime.ValidationError.
 func (v *GetReportInput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetReportInput
-	mcpruntime.Required(m, "", &vs, "region", "quarter")
-	if raw, ok := m["region"]; ok {
-		mcpruntime.DecodeString[GetReportInputRegion](raw, &out.Region, "/region", &vs)
+	*v = GetReportInput{}
+	m.Required("", &vs, "region", "quarter")
+	if raw, ok := m.Get("region"); ok {
+		mcpruntime.DecodeString[GetReportInputRegion](raw, &v.Region, "/region", &vs)
 	}
-	if raw, ok := m["quarter"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Quarter, "/quarter", &vs)
+	if raw, ok := m.Get("quarter"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
 	}
-	if raw, ok := m["limit"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &out.Limit, "/limit", &vs)
+	if raw, ok := m.Get("limit"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
 	}
-	if raw, ok := m["owners"]; ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &out.Owners, "/owners", &vs)
+	if raw, ok := m.Get("owners"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Owners, "/owners", &vs)
 	}
-	mcpruntime.Unknown(m, "", &vs, "region", "quarter", "limit", "owners")
-	*v = out
+	m.Unknown("", &vs, "region", "quarter", "limit", "owners")
 	return vs.Err("")
 }
 
@@ -291,32 +290,31 @@ func (v GetReportOutput) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetReportOutput
-	mcpruntime.Required(m, "", &vs, "region", "quarter", "total", "deals")
-	if raw, ok := m["region"]; ok {
-		mcpruntime.DecodeString[GetReportOutputRegion](raw, &out.Region, "/region", &vs)
+	*v = GetReportOutput{}
+	m.Required("", &vs, "region", "quarter", "total", "deals")
+	if raw, ok := m.Get("region"); ok {
+		mcpruntime.DecodeString[GetReportOutputRegion](raw, &v.Region, "/region", &vs)
 	}
-	if raw, ok := m["quarter"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Quarter, "/quarter", &vs)
+	if raw, ok := m.Get("quarter"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
 	}
-	if raw, ok := m["currency"]; ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &out.Currency, "/currency", &vs)
+	if raw, ok := m.Get("currency"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Currency, "/currency", &vs)
 	}
-	if raw, ok := m["total"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Total, "/total", &vs)
+	if raw, ok := m.Get("total"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Total, "/total", &vs)
 	}
-	if raw, ok := m["next_cursor"]; ok {
-		mcpruntime.NullableOf(mcpruntime.DecodeString[string])(raw, &out.NextCursor, "/next_cursor", &vs)
+	if raw, ok := m.Get("next_cursor"); ok {
+		mcpruntime.NullableOf(mcpruntime.DecodeString[string])(raw, &v.NextCursor, "/next_cursor", &vs)
 	}
-	if raw, ok := m["deals"]; ok {
-		mcpruntime.SliceOf(mcpruntime.Decode[GetReportOutputDealsItem])(raw, &out.Deals, "/deals", &vs)
+	if raw, ok := m.Get("deals"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeInner[GetReportOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "region", "quarter", "currency", "total", "next_cursor", "deals")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "region", "quarter", "currency", "total", "next_cursor", "deals")
 	return vs.Err("")
 }
 
@@ -428,32 +426,31 @@ func (v GetReportOutputDealsItem) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItem) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetReportOutputDealsItem
-	mcpruntime.Required(m, "", &vs, "id", "title", "amount", "stage")
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.ID, "/id", &vs)
+	*v = GetReportOutputDealsItem{}
+	m.Required("", &vs, "id", "title", "amount", "stage")
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
-	if raw, ok := m["title"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Title, "/title", &vs)
+	if raw, ok := m.Get("title"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
-	if raw, ok := m["amount"]; ok {
-		mcpruntime.DecodeNumber[float64](raw, &out.Amount, "/amount", &vs)
+	if raw, ok := m.Get("amount"); ok {
+		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
-	if raw, ok := m["stage"]; ok {
-		mcpruntime.DecodeString[GetReportOutputDealsItemStage](raw, &out.Stage, "/stage", &vs)
+	if raw, ok := m.Get("stage"); ok {
+		mcpruntime.DecodeString[GetReportOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
 	}
-	if raw, ok := m["owner"]; ok {
-		mcpruntime.PointerTo(mcpruntime.Decode[GetReportOutputDealsItemOwner])(raw, &out.Owner, "/owner", &vs)
+	if raw, ok := m.Get("owner"); ok {
+		mcpruntime.PointerTo(mcpruntime.DecodeInner[GetReportOutputDealsItemOwner])(raw, &v.Owner, "/owner", &vs)
 	}
-	if raw, ok := m["tags"]; ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &out.Tags, "/tags", &vs)
+	if raw, ok := m.Get("tags"); ok {
+		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "id", "title", "amount", "stage", "owner", "tags")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "id", "title", "amount", "stage", "owner", "tags")
 	return vs.Err("")
 }
 
@@ -523,20 +520,19 @@ func (v GetReportOutputDealsItemOwner) MarshalJSON() ([]byte, error) {
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItemOwner) UnmarshalJSON(data []byte) error {
 	var vs mcpruntime.Violations
-	m, ok := mcpruntime.DecodeObject(data, "", &vs)
-	if !ok {
+	var m mcpruntime.Object
+	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
-	var out GetReportOutputDealsItemOwner
-	mcpruntime.Required(m, "", &vs, "login", "id")
-	if raw, ok := m["login"]; ok {
-		mcpruntime.DecodeString[string](raw, &out.Login, "/login", &vs)
+	*v = GetReportOutputDealsItemOwner{}
+	m.Required("", &vs, "login", "id")
+	if raw, ok := m.Get("login"); ok {
+		mcpruntime.DecodeString[string](raw, &v.Login, "/login", &vs)
 	}
-	if raw, ok := m["id"]; ok {
-		mcpruntime.DecodeInteger[int64](raw, &out.ID, "/id", &vs)
+	if raw, ok := m.Get("id"); ok {
+		mcpruntime.DecodeInteger[int64](raw, &v.ID, "/id", &vs)
 	}
-	out.AdditionalProperties = mcpruntime.Extra(m, "", &vs, mcpruntime.DecodeRaw, "login", "id")
-	*v = out
+	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "login", "id")
 	return vs.Err("")
 }
 

@@ -226,8 +226,18 @@ func elemRef(t *ir.Type, nullable bool) *jen.Statement {
 	return typeRef(t)
 }
 
-// decodeFn is an expression of type mcpruntime.DecodeFunc[typeRef(t)].
-func decodeFn(t *ir.Type) *jen.Statement {
+// decodeFn is an expression of type mcpruntime.DecodeFunc[typeRef(t)] for
+// a value inside another: the enclosing decoder has validated it already.
+func decodeFn(t *ir.Type) *jen.Statement { return decodeFnAt(t, false) }
+
+// rootDecodeFn is decodeFn for a whole document, which may not be JSON.
+func rootDecodeFn(t *ir.Type) *jen.Statement { return decodeFnAt(t, true) }
+
+func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
+	decode, nullAware := "DecodeInner", "DecodeInnerNullAware"
+	if root {
+		decode, nullAware = "Decode", "DecodeNullAware"
+	}
 	if t.Named {
 		switch t.Kind {
 		case ir.Enum:
@@ -239,11 +249,11 @@ func decodeFn(t *ir.Type) *jen.Statement {
 		case ir.Union:
 			for _, v := range t.Variants {
 				if v.Type.Kind == ir.Null {
-					return rt("DecodeNullAware").Types(jen.Id(t.GoName))
+					return rt(nullAware).Types(jen.Id(t.GoName))
 				}
 			}
 		}
-		return rt("Decode").Types(jen.Id(t.GoName))
+		return rt(decode).Types(jen.Id(t.GoName))
 	}
 	return decodeUnderlying(t)
 }
@@ -508,29 +518,29 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 	return doc.
 		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
 		g.Var().Id("vs").Add(rt("Violations"))
-		g.List(jen.Id("m"), jen.Id("ok")).Op(":=").Add(rt("DecodeObject")).Call(jen.Id("data"), jen.Lit(""), jen.Op("&").Id("vs"))
-		g.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Id("vs").Dot("Err").Call(jen.Lit(""))))
-		g.Var().Id("out").Id(t.GoName)
+		g.Var().Id("m").Add(rt("Object"))
+		g.If(jen.Op("!").Id("m").Dot("Decode").Call(jen.Id("data"), jen.Lit(""), jen.Op("&").Id("vs"))).Block(jen.Return(jen.Id("vs").Dot("Err").Call(jen.Lit(""))))
+		// Decoding straight into *v rather than a local copy: a local
+		// whose fields go to DecodeFunc values escapes to the heap.
+		g.Op("*").Id("v").Op("=").Id(t.GoName).Values()
 		if len(req) > 0 {
-			g.Add(rt("Required").Call(append([]jen.Code{jen.Id("m"), jen.Lit(""), jen.Op("&").Id("vs")}, req...)...))
+			g.Id("m").Dot("Required").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, req...)...)
 		}
 		for _, f := range t.Fields {
 			ptr := jen.Lit("/" + escape(f.JSONName))
 			if f.Fixed != "" {
-				g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Index(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
+				g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
 					rt("Const").Call(jen.Id("raw"), jen.Lit(f.Fixed), ptr, jen.Op("&").Id("vs")))
 				continue
 			}
-			g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Index(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
-				fieldDecode(f).Call(jen.Id("raw"), jen.Op("&").Id("out").Dot(f.GoName), ptr, jen.Op("&").Id("vs")))
+			g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
+				fieldDecode(f).Call(jen.Id("raw"), jen.Op("&").Id("v").Dot(f.GoName), ptr, jen.Op("&").Id("vs")))
 		}
-		args := append([]jen.Code{jen.Id("m"), jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)
 		if t.Extra != nil {
-			g.Id("out").Dot(names.ExtraField).Op("=").Add(rt("Extra")).Call(append([]jen.Code{jen.Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
+			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("ExtraOf")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
 		} else {
-			g.Add(rt("Unknown").Call(args...))
+			g.Id("m").Dot("Unknown").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)...)
 		}
-		g.Op("*").Id("v").Op("=").Id("out")
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
 	})
 }
@@ -890,7 +900,7 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 			Func().Id("Decode"+t.GoName).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.GoName), jen.Error()).Block(
 			jen.Var().Id("v").Id(t.GoName),
 			jen.Var().Id("vs").Add(rt("Violations")),
-			decodeFn(t).Call(jen.Id("data"), jen.Op("&").Id("v"), jen.Lit(""), jen.Op("&").Id("vs")),
+			rootDecodeFn(t).Call(jen.Id("data"), jen.Op("&").Id("v"), jen.Lit(""), jen.Op("&").Id("vs")),
 			jen.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs"))),
 			jen.Return(jen.Id("v"), jen.Id("vs").Dot("Err").Call(jen.Lit(subj)))),
 	}
