@@ -152,6 +152,7 @@ func startProcess(spec processSpec) (*process, error) {
 	}
 	// Grandchildren holding stderr open must not keep Wait from returning.
 	cmd.WaitDelay = time.Second
+	ownGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -172,7 +173,7 @@ func startProcess(spec processSpec) (*process, error) {
 		if errors.As(err, &tl) {
 			tl.Server = spec.server
 			// The server is misbehaving; it gets no further input.
-			_ = cmd.Process.Kill()
+			signalGroup(cmd, syscall.SIGKILL)
 		}
 		p.lose(err)
 	}}
@@ -180,6 +181,9 @@ func startProcess(spec processSpec) (*process, error) {
 	p.Stdio = transport.NewIO(out, pipeWriter{stdin}, nil)
 	go func() {
 		p.waitErr = cmd.Wait()
+		// Children it left behind go with it, at once: the group id is
+		// the server's pid, which is free for reuse from now on.
+		signalGroup(cmd, syscall.SIGKILL)
 		close(p.exited)
 		p.lose(exitError(p.waitErr))
 	}()
@@ -246,7 +250,8 @@ func (p *process) SendRequest(ctx context.Context, req transport.JSONRPCRequest)
 }
 
 // Close ends the session: stdin closes, and a process that does not exit
-// within the grace period is terminated, then killed.
+// within the grace period is terminated, then killed, with its process
+// group (children it started).
 func (p *process) Close() error {
 	err := p.Stdio.Close()
 	select {
@@ -254,13 +259,13 @@ func (p *process) Close() error {
 		return err
 	case <-time.After(p.grace):
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	signalGroup(p.cmd, syscall.SIGTERM)
 	select {
 	case <-p.exited:
 		return err
 	case <-time.After(p.grace):
 	}
-	_ = p.cmd.Process.Kill()
+	signalGroup(p.cmd, syscall.SIGKILL)
 	<-p.exited
 	return err
 }

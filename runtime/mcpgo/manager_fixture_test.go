@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -43,6 +44,21 @@ func init() {
 		}
 		if err := server.NewStdioServer(managerFixture()).Listen(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "spawner":
+		// Starts a helper that outlives its stdin, as npx starts node,
+		// then serves.
+		exe, _ := os.Executable()
+		child := exec.Command(exe)
+		child.Env = append(os.Environ(), managerModeEnv+"=hang", "FIX_PIDS=")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		appendLine(os.Getenv("FIX_CHILD"), fmt.Sprint(child.Process.Pid))
+		if err := server.NewStdioServer(managerFixture()).Listen(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -51,3 +51,28 @@ func TestManagerRestartBetweenCalls(t *testing.T) {
 		t.Errorf("%d processes after Reconnect, want 3", n)
 	}
 }
+
+func TestManagerKillsWhatTheServerStarted(t *testing.T) {
+	e := newEnv(t)
+	e.stdio("fix", "spawner", nil, "FIX_CHILD", e.file("child"))
+	m := e.manager()
+	if _, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}}); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, e.file("child"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the helper is not running: %v", err)
+	}
+	if err := m.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	// The helper ignores the end of its input; only the group kill ends it.
+	// It is not this process's child, so it disappears once its parent's
+	// exit hands it to init, which reaps it.
+	for syscall.Kill(pid, 0) == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
