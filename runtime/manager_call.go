@@ -154,13 +154,18 @@ func (s *server) checkDrift(ctx context.Context, desc *Descriptor) error {
 	if got == desc.SchemaHash {
 		return nil
 	}
-	de := &DriftError{Server: s.id, Tool: desc.Name, Want: desc.SchemaHash, Got: got}
+	return s.drifted(&DriftError{Server: s.id, Tool: desc.Name, Want: desc.SchemaHash, Got: got})
+}
+
+// drifted applies the drift policy: the error under DriftFail, otherwise
+// one report per tool and live hash.
+func (s *server) drifted(de *DriftError) error {
 	if s.m.drift == DriftFail {
 		return de
 	}
 	s.mu.Lock()
-	seen := s.warned[desc.Name] == got
-	s.warned[desc.Name] = got
+	seen := s.warned[de.Tool] == de.Got
+	s.warned[de.Tool] = de.Got
 	s.mu.Unlock()
 	if !seen && s.m.onDrift != nil {
 		s.m.onDrift(de)
@@ -300,6 +305,7 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 	liveNames := toolNames(live)
 	var unbound, missing []string
 	var out []Invoker
+	var errs []error
 	for _, n := range want {
 		t, ok := byName[n]
 		switch {
@@ -308,11 +314,17 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 		case !ok || !slices.Contains(liveNames, n):
 			missing = append(missing, n)
 		default:
-			c.tools[n] = t.Descriptor()
+			d := t.Descriptor()
+			c.tools[n] = d
 			out = append(out, t)
+			// Drift found now fails at start under DriftFail.
+			if i := slices.IndexFunc(live, func(l ToolInfo) bool { return l.Name == n }); d.SchemaHash != "" && live[i].SchemaHash() != d.SchemaHash {
+				if err := s.drifted(&DriftError{Server: cfg.ID, Tool: n, Want: d.SchemaHash, Got: live[i].SchemaHash()}); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		}
 	}
-	var errs []error
 	if len(missing) > 0 {
 		errs = append(errs, &MissingToolError{Server: cfg.ID, Tools: missing, Available: liveNames})
 	}

@@ -168,6 +168,15 @@ func managerFixture() *server.MCPServer {
 			})
 		return mcp.NewToolResultText("grew " + name), nil
 	})
+	// Changes echo's input schema, as a server upgrade would.
+	add("reshape", mutation, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		t := mcp.NewToolWithRawSchema("echo", "fixture tool echo, reshaped", json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"loud":{"type":"boolean"}}}`))
+		t.Annotations = readOnly
+		s.AddTool(t, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ECHO: " + req.GetString("text", "")), nil
+		})
+		return mcp.NewToolResultText("reshaped"), nil
+	})
 	// Reports the most calls it has seen in flight at once.
 	add("inflight", readOnly, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		n := inflight.Add(1)

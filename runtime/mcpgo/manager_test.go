@@ -427,27 +427,45 @@ func TestManagerDriftPolicy(t *testing.T) {
 		}
 	}
 	strict := e.manager(mcpruntime.WithDriftPolicy(mcpruntime.DriftFail))
-	ts, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = invoke(t, ts, "echo", `{}`)
+	// Drift known when the toolset is built fails at start.
+	_, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
 	var de *mcpruntime.DriftError
-	if !errors.As(err, &de) || de.Want != old.SchemaHash || de.Tool != "echo" || !strings.Contains(err.Error(), "regenerate") {
-		t.Fatalf("drift under DriftFail: %v", err)
+	var pe *mcpruntime.PreflightError
+	if !errors.As(err, &pe) || !errors.As(err, &de) || de.Want != old.SchemaHash || de.Tool != "echo" || !strings.Contains(err.Error(), "regenerate") {
+		t.Fatalf("drift under DriftFail at start: %v", err)
 	}
-	ts, err = strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(current)}})
+	ts, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(current)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := invoke(t, ts, "echo", `{}`); err != nil {
 		t.Fatalf("current bindings: %v", err)
 	}
+	// The server changes echo under a running toolset: list_changed drops
+	// the cached list, and the next call finds the drift.
+	admin, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"reshape"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(t, admin, "reshape", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, err = invoke(t, ts, "echo", `{}`)
+		if err != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond) // until the notification arrives
+	}
+	if !errors.As(err, &de) || de.Want != current.SchemaHash {
+		t.Fatalf("drift under DriftFail at call time: %v", err)
+	}
 
 	var mu sync.Mutex
 	var warned []*mcpruntime.DriftError
 	lenient := e.manager(mcpruntime.WithDriftHandler(func(d *mcpruntime.DriftError) { mu.Lock(); warned = append(warned, d); mu.Unlock() }))
-	ts, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
+	e.stdio("fix2", "serve", nil)
+	ts, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix2", Bind: bind(old)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +478,7 @@ func TestManagerDriftPolicy(t *testing.T) {
 		t.Errorf("%d drift warnings, want 1", len(warned))
 	}
 	// Bindings lacking a tool the source names.
-	_, err = strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo", "count"}, Bind: bind(current)}})
+	_, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix2", Tools: []string{"echo", "count"}, Bind: bind(old)}})
 	if err == nil || !strings.Contains(err.Error(), `bindings have no "count"`) {
 		t.Errorf("unbound tool: %v", err)
 	}
