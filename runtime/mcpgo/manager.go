@@ -113,7 +113,7 @@ func (c *Connector) isLegacy(id string) bool {
 
 func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev mcpruntime.SessionEvents) (*session, error) {
 	life, cancel := context.WithCancel(context.Background())
-	s := &session{server: cfg.ID, done: make(chan struct{}), life: life, cancel: cancel}
+	s := &session{server: cfg.ID, done: make(chan struct{}), life: life, cancel: cancel, sse: cfg.Transport.Kind == mcpruntime.TransportSSE}
 	opts := slices.Concat([]Option{WithName(cfg.ID), WithConnectTimeout(cfg.EffectiveConnectTimeout())}, c.opts)
 	t := cfg.Transport
 	switch t.Kind {
@@ -221,6 +221,7 @@ type session struct {
 	server string
 	conn   *Conn
 	modern bool
+	sse    bool
 
 	life       context.Context // ends at Close
 	cancel     context.CancelFunc
@@ -328,7 +329,27 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 		return nil, &notSent{fmt.Errorf("server %q: connection lost before the call: %v", s.server, s.reason())}
 	default:
 	}
-	res, err := s.conn.CallTool(ctx, name, args)
+	cctx := ctx
+	if s.sse {
+		// Over SSE the answer comes on the event stream, so a call in
+		// flight when the stream dies would wait for an answer that can no
+		// longer come; it ends with the session. (stdio and streamable HTTP
+		// fail such calls themselves, and report more precisely whether
+		// the request went out.)
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-s.done:
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	res, err := s.conn.CallTool(cctx, name, args)
 	if err == nil {
 		return res, nil
 	}
@@ -336,6 +357,10 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 		s.lose(err)
 	}
 	if ctx.Err() == nil && (errors.Is(err, transport.ErrTransportClosed) || s.isDone()) && !errors.Is(err, mcpruntime.ErrNotSent) {
+		if errors.Is(err, context.Canceled) {
+			// Cancelled above because the session ended, not by the caller.
+			err = transport.ErrTransportClosed
+		}
 		return nil, s.explainLost(err)
 	}
 	if s.isDone() {
