@@ -174,6 +174,14 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// transport when a session ends.
+func (t *limitTransport) CloseIdleConnections() {
+	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer

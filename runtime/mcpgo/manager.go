@@ -135,6 +135,7 @@ func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev
 	case mcpruntime.TransportHTTP, mcpruntime.TransportSSE:
 		g := &GuardedDialer{AllowPrivate: c.allowPrivate, Resolver: c.resolver}
 		hc := guardedClient(g, c.limit, cfg.ID, s.lose)
+		s.closeIdle = hc.CloseIdleConnections
 		conf := hideURL(newConfig(cfg.ID, opts), t.URL)
 		headers := t.Headers
 		for _, v := range headers {
@@ -226,6 +227,7 @@ type session struct {
 	life       context.Context // ends at Close
 	cancel     context.CancelFunc
 	stopListen func()
+	closeIdle  func() // the HTTP client's idle connections
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -283,6 +285,9 @@ func (s *session) Close() error {
 	}
 	err := s.conn.Close()
 	s.cancel()
+	if s.closeIdle != nil {
+		s.closeIdle()
+	}
 	s.lose(ErrClosed)
 	return err
 }
