@@ -44,11 +44,20 @@ func (t ToolInfo) Descriptor() *Descriptor {
 // hash. Generated Descriptors carry it; the Manager compares it with the
 // live server's. Invalid JSON hashes as its bytes, so it still differs.
 func SchemaHash(input, output json.RawMessage) string {
+	// The same bytes as the generator's gen.SchemaHash: the canonical JSON
+	// of an object holding the schemas that are present (a test in gen
+	// checks they agree).
 	var b strings.Builder
-	b.WriteString(`{"inputSchema":`)
-	b.Write(canonicalJSON(input))
+	b.WriteString("{")
+	if i := canonicalJSON(input); string(i) != "null" {
+		b.WriteString(`"inputSchema":`)
+		b.Write(i)
+	}
 	if o := canonicalJSON(output); string(o) != "null" {
-		b.WriteString(`,"outputSchema":`)
+		if b.Len() > 1 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"outputSchema":`)
 		b.Write(o)
 	}
 	b.WriteString("}")

@@ -1,0 +1,50 @@
+package gen
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/gen/internal/synth"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+)
+
+// TestSchemaHashMatchesRuntime: the hash compiled into descriptors must be
+// the one the runtime's manager computes from a live listing, or every
+// tool would look drifted.
+func TestSchemaHashMatchesRuntime(t *testing.T) {
+	var tools []json.RawMessage
+	add := func(data []byte) {
+		var tl struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(data, &tl); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tl.Tools...)
+	}
+	add(synth.ToolsList(20))
+	if data, err := os.ReadFile(filepath.Join("..", "..", "shared", "corpus", "github-mcp-server", "tools-list.json")); err == nil {
+		add(data)
+	} else {
+		t.Logf("github corpus not available (%v); checking synthetic tools only", err)
+	}
+	tools = append(tools,
+		json.RawMessage(`{"name":"no_output","inputSchema":{"type":"object","properties":{"b":{},"a":{"type":"string","description":"<&>"}}}}`),
+		json.RawMessage(`{"name":"odd","inputSchema":{"type":"object"},"outputSchema":{"type":"array","items":{"type":"number","maximum":1e3}}}`))
+	for _, raw := range tools {
+		var tool struct {
+			Name                      string
+			InputSchema, OutputSchema json.RawMessage
+		}
+		if err := json.Unmarshal(raw, &tool); err != nil {
+			t.Fatal(err)
+		}
+		g, err := SchemaHash(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := mcpruntime.SchemaHash(tool.InputSchema, tool.OutputSchema); r != g {
+			t.Errorf("%s: generator hash %s, runtime hash %s", tool.Name, g, r)
+		}
+	}
+}
