@@ -157,7 +157,7 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 	if err := t.validateIn(&in); err != nil {
 		return nil, t.inputError(err)
 	}
-	args, err := json.Marshal(in)
+	args, err := marshalInput(in)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
 	}
@@ -259,7 +259,7 @@ func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
 	// encoding/json itself is lenient about unknown members here (servers
 	// add fields over time; the raw bytes stay in Result); an Output type
 	// with its own UnmarshalJSON may be stricter, as its schema says.
-	if vs := decodeJSON(raw, &tr.Output, false); len(vs) > 0 {
+	if vs := decodeOutput(raw, &tr.Output); len(vs) > 0 {
 		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: vs, Result: res}
 	}
 	if err := t.validateOut(&tr.Output); err != nil {
@@ -269,6 +269,31 @@ func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
 	return tr, nil
 }
 
+// marshalInput encodes in with its generated MarshalJSON when it has one:
+// json.Marshal would validate and compact what is already compact JSON.
+func marshalInput[I any](in I) ([]byte, error) {
+	if m, ok := any(in).(json.Marshaler); ok {
+		if b, err := m.MarshalJSON(); err == nil && validJSON(b) {
+			return b, nil
+		}
+	}
+	return json.Marshal(in)
+}
+
+// decodeOutput is decodeJSON for a generated output type: its
+// UnmarshalJSON is called directly on valid JSON, which spares the copy and
+// the second scan a json.Decoder makes; anything else takes the general
+// path and its messages.
+func decodeOutput[O any](raw []byte, dst *O) []Violation {
+	if u, ok := any(dst).(json.Unmarshaler); ok && validJSON(raw) {
+		if err := u.UnmarshalJSON(trimJSON(raw)); err != nil {
+			return violationsOf(err, raw)
+		}
+		return nil
+	}
+	return decodeJSON(raw, dst, false)
+}
+
 // jsonText returns the first text block that holds a JSON object or array.
 func jsonText(res *Result) json.RawMessage {
 	for _, c := range res.Content {
@@ -276,7 +301,7 @@ func jsonText(res *Result) json.RawMessage {
 			continue
 		}
 		b := bytes.TrimSpace([]byte(c.Text))
-		if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
+		if len(b) > 0 && (b[0] == '{' || b[0] == '[') && validJSON(b) {
 			return b
 		}
 	}

@@ -81,6 +81,8 @@ var rows = []row{
 	{what: "mcpgen generate process, github corpus", measure: "BenchmarkGenerateCommand", unit: "ns/op"},
 	{what: "typed call vs raw mcp-go, in-process", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw/inprocess", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
 	{what: "typed call vs raw mcp-go, stdio", measure: "BenchmarkCall/typed/stdio", baseline: "BenchmarkCall/raw/stdio", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
+	{what: "typed call vs raw mcp-go after tools/list, in-process", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw-listed/inprocess", unit: "ns/op"},
+	{what: "typed call vs raw mcp-go after tools/list, stdio", measure: "BenchmarkCall/typed/stdio", baseline: "BenchmarkCall/raw-listed/stdio", unit: "ns/op"},
 	{what: "rehydrate 1 KiB: generated vs map[string]any", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-map", unit: "ns/op", target: "≤ 0.35×", targetMax: 0.35},
 	{what: "rehydrate 1 KiB: generated vs plain struct", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-struct", unit: "ns/op"},
 	{what: "validate (valid): jsonschema vs generated", measure: "BenchmarkValidate/generated/valid", baseline: "BenchmarkValidate/jsonschema/valid", unit: "ns/op", target: "≥ 20× faster", targetMin: 20},

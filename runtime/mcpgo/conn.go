@@ -426,6 +426,13 @@ func (c *Conn) forgetTools() {
 // list name. A stale cache is refreshed once before deciding; a server that
 // cannot list its tools is left to answer the call itself.
 func (c *Conn) checkTool(ctx context.Context, name string) error {
+	// The common case, a cached list that has the tool, costs no copy.
+	c.toolsMu.Lock()
+	listed := slices.Contains(c.tools, name)
+	c.toolsMu.Unlock()
+	if listed {
+		return nil
+	}
 	names, err := c.ToolNames(ctx)
 	if err == nil && !slices.Contains(names, name) {
 		names, err = c.listTools(ctx)
