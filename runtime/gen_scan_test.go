@@ -178,3 +178,38 @@ func TestMemberLastWins(t *testing.T) {
 		t.Error("HasMember")
 	}
 }
+
+// TestUniqueScalarsAgree: the scalar shortcut reports what the canonical
+// comparison reports.
+func TestUniqueScalarsAgree(t *testing.T) {
+	type name string
+	check := func(label string, got, want [3]any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: got %v, want %v", label, got, want)
+		}
+	}
+	canon := func(items []json.RawMessage) [3]any {
+		i, j, ok := UniqueItems(items)
+		return [3]any{i, j, ok}
+	}
+	for _, c := range [][]string{{}, {"a"}, {"a", "b"}, {"x", "y", "y", "x"}, {"a", "b", "c", "b", "a"}, {"a\xff", "a\xfe"}} {
+		i, j, ok := UniqueItems(c)
+		var raws []json.RawMessage
+		for _, s := range c {
+			b, _ := json.Marshal(s)
+			raws = append(raws, b)
+		}
+		check(strings.Join(c, ","), [3]any{i, j, ok}, canon(raws))
+		named := make([]name, len(c))
+		for k, s := range c {
+			named[k] = name(s)
+		}
+		i, j, ok = UniqueItems(named)
+		check("named "+strings.Join(c, ","), [3]any{i, j, ok}, canon(raws))
+	}
+	i, j, ok := UniqueItems([]float64{1, 0, 2, -0.0, 1})
+	check("floats", [3]any{i, j, ok}, canon([]json.RawMessage{json.RawMessage("1"), json.RawMessage("0"), json.RawMessage("2"), json.RawMessage("-0"), json.RawMessage("1")}))
+	i, j, ok = UniqueItems([]int64{3, 4, 5})
+	check("ints", [3]any{i, j, ok}, [3]any{0, 0, true})
+}

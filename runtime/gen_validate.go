@@ -6,9 +6,11 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Violations collects the violations that generated decoders and validators
@@ -85,6 +87,12 @@ func MultipleOf(x, m float64) bool {
 // JSON values, or ok=true when all are distinct. Elements are compared after
 // encoding, so numbers compare by value and objects ignore member order.
 func UniqueItems[T any](items []T) (i, j int, ok bool) {
+	if len(items) < 2 {
+		return 0, 0, true
+	}
+	if i, j, ok, known := uniqueScalars(items); known {
+		return i, j, ok
+	}
 	canon := make([]string, len(items))
 	for k, it := range items {
 		b, err := json.Marshal(it)
@@ -102,6 +110,43 @@ func UniqueItems[T any](items []T) (i, j int, ok bool) {
 		seen[c] = k
 	}
 	return 0, 0, true
+}
+
+// uniqueScalars is UniqueItems for strings, booleans and numbers, whose
+// JSON values are equal exactly when the Go values are (numbers by value,
+// as JSON Schema wants, and 0 == -0 for both). known is false for other
+// element types, and for strings that are not valid UTF-8, which encode
+// alike when they differ only in invalid bytes.
+func uniqueScalars[T any](items []T) (i, j int, ok, known bool) {
+	kind := reflect.TypeFor[T]().Kind()
+	switch kind {
+	case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return 0, 0, false, false
+	}
+	if len(items) > 64 { // quadratic beyond this; the general path hashes
+		return 0, 0, false, false
+	}
+	vals := reflect.ValueOf(items)
+	if kind == reflect.String {
+		for k := range items {
+			if !utf8.ValidString(vals.Index(k).String()) {
+				return 0, 0, false, false
+			}
+		}
+	}
+	// The pair reported is the one the general path reports: the first
+	// item that repeats an earlier one, and that earlier one's first place.
+	for b := 1; b < len(items); b++ {
+		for a := range b {
+			if vals.Index(a).Equal(vals.Index(b)) {
+				return a, b, false, true
+			}
+		}
+	}
+	return 0, 0, true, true
 }
 
 // CanonicalJSON returns a form of the JSON value b in which equal JSON
