@@ -53,6 +53,21 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
+// Invokers builds every typed tool of the crm server over c, each with opts;
+// its signature is mcpruntime.ToolSource's Bind, for a connection manager.
+func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
+	return []mcpruntime.Invoker{
+		NewExportContacts(c, opts...),
+		NewExportPipeline(c, opts...),
+		NewGetContact(c, opts...),
+		NewGetDeal(c, opts...),
+		NewPipelineChart(c, opts...),
+		NewSearchDeals(c, opts...),
+		NewSendEmail(c, opts...),
+		NewUpdateDeal(c, opts...),
+	}
+}
+
 // Client calls the crm server's tools with typed inputs and outputs. Every
 // call goes through one Caller, so a sequence of calls shares its session. It
 // is safe for concurrent use if the Caller is.

@@ -53,6 +53,27 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
+// Invokers builds every typed tool of the everything server over c, each with
+// opts; its signature is mcpruntime.ToolSource's Bind, for a connection
+// manager.
+func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
+	return []mcpruntime.Invoker{
+		NewEcho(c, opts...),
+		NewGetAnnotatedMessage(c, opts...),
+		NewGetEnv(c, opts...),
+		NewGetResourceLinks(c, opts...),
+		NewGetResourceReference(c, opts...),
+		NewGetStructuredContent(c, opts...),
+		NewGetSum(c, opts...),
+		NewGetTinyImage(c, opts...),
+		NewGzipFileAsResource(c, opts...),
+		NewSimulateResearchQuery(c, opts...),
+		NewToggleSimulatedLogging(c, opts...),
+		NewToggleSubscriberUpdates(c, opts...),
+		NewTriggerLongRunningOperation(c, opts...),
+	}
+}
+
 // Client calls the everything server's tools with typed inputs and outputs.
 // Every call goes through one Caller, so a sequence of calls shares its
 // session. It is safe for concurrent use if the Caller is.

@@ -38,6 +38,14 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
+// Invokers builds every typed tool of the bench server over c, each with opts;
+// its signature is mcpruntime.ToolSource's Bind, for a connection manager.
+func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
+	return []mcpruntime.Invoker{
+		NewGetReport(c, opts...),
+	}
+}
+
 // Client calls the bench server's tools with typed inputs and outputs. Every
 // call goes through one Caller, so a sequence of calls shares its session. It
 // is safe for concurrent use if the Caller is.

@@ -72,8 +72,9 @@ func (s Server) NewClient() string       { return "New" + s.Prefix + "Client" }
 func (s Server) ToolNameType() string    { return s.Prefix + "ToolName" }
 func (s Server) DescriptorsFunc() string { return s.Prefix + "Descriptors" }
 func (s Server) GateOptionsFunc() string { return s.Prefix + "GateOptions" }
+func (s Server) InvokersFunc() string    { return s.Prefix + "Invokers" }
 func (s Server) PackageNames() []string {
-	ns := []string{s.ClientType(), s.NewClient(), s.ToolNameType(), s.DescriptorsFunc()}
+	ns := []string{s.ClientType(), s.NewClient(), s.ToolNameType(), s.DescriptorsFunc(), s.InvokersFunc()}
 	if s.Gate != nil {
 		ns = append(ns, s.GateOptionsFunc())
 	}
@@ -99,7 +100,7 @@ func typeArg(r *ir.Root) *jen.Statement {
 // something a program or an agent calls: the per-server declarations, then
 // each tool's descriptor and factory.
 func (e *emitter) bindings(f File) [][]jen.Code {
-	out := [][]jen.Code{e.toolNames(f), e.descriptors(f), e.client(f)}
+	out := [][]jen.Code{e.toolNames(f), e.descriptors(f), e.invokers(f), e.client(f)}
 	for _, t := range f.Tools {
 		out = append(out, e.descriptor(f, t), e.factory(t))
 	}
@@ -159,6 +160,22 @@ func (e *emitter) descriptors(f File) []jen.Code {
 				g.Line().Add(p)
 			}
 			if len(ptrs) > 0 {
+				g.Line()
+			}
+		}))))
+}
+
+// invokers emits a function with the signature of mcpruntime.ToolSource's
+// Bind, so a connection manager can build every typed tool of the server
+// over its own connection.
+func (e *emitter) invokers(f File) []jen.Code {
+	out := doc(fmt.Sprintf("%s builds every typed tool of the %s server over c, each with opts; its signature is mcpruntime.ToolSource's Bind, for a connection manager.", f.Server.InvokersFunc(), f.Server.Label))
+	return append(out, jen.Func().Id(f.Server.InvokersFunc()).Params(jen.Id("c").Add(rt("Caller")), jen.Id("opts").Op("...").Add(rt("Option"))).Index().Add(rt("Invoker")).Block(
+		jen.Return(jen.Index().Add(rt("Invoker")).ValuesFunc(func(g *jen.Group) {
+			for _, t := range f.Tools {
+				g.Line().Id(Factory(t.GoName)).Call(jen.Id("c"), jen.Id("opts").Op("..."))
+			}
+			if len(f.Tools) > 0 {
 				g.Line()
 			}
 		}))))

@@ -1,0 +1,65 @@
+package crmapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/example/crmapi"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+)
+
+// TestManagerWithGeneratedBindings registers the CRM server (an operator-
+// allowed stdio command), builds an agent's toolset from the generated
+// Invokers through the connection manager, and calls through it: the
+// typed tools validate arguments, the agent gets only the tools named, and
+// an agent the server is not open to is refused before any call.
+func TestManagerWithGeneratedBindings(t *testing.T) {
+	ctx := context.Background()
+	// The allowlist takes bare names looked up in the PATH.
+	t.Setenv("PATH", filepath.Dir(serverBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	policy := mcpruntime.Policy{StdioCommands: []string{filepath.Base(serverBin)}}
+	reg := mcpruntime.NewRegistry(mcpruntime.NewMemoryServerStore(), policy)
+	if _, err := reg.Save(ctx, mcpruntime.ServerConfig{
+		ID:            "crm",
+		Transport:     mcpruntime.Transport{Kind: mcpruntime.TransportStdio, Command: filepath.Base(serverBin)},
+		AllowedAgents: []string{"sales-assistant"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m := mcpruntime.NewManager(reg, mcpgo.NewConnector(policy))
+	defer m.CloseAll()
+
+	src := []mcpruntime.ToolSource{{Server: "crm", Bind: crmapi.Invokers, Tools: []string{"get_deal", "search_deals"}}}
+	ts, err := m.Toolset(ctx, "sales-assistant", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ts.Names(), ","); got != "get_deal,search_deals" {
+		t.Errorf("toolset = %s", got)
+	}
+	res, err := ts.Invoke(ctx, "get_deal", json.RawMessage(`{"deal_id": "D-2001"}`))
+	if err != nil || res.IsError || !strings.Contains(res.Text, `"title":"Difference engine retrofit"`) {
+		t.Errorf("get_deal: %v %+v", err, res)
+	}
+	// The generated input type checks the model's arguments.
+	res, err = ts.Invoke(ctx, "get_deal", json.RawMessage(`{"deal_id": 7}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "/deal_id") {
+		t.Errorf("get_deal with a number: %v %+v", err, res)
+	}
+	res, err = ts.Invoke(ctx, "update_deal", json.RawMessage(`{"deal_id": "D-2001"}`))
+	if err != nil || !res.IsError {
+		t.Errorf("update_deal is not in the toolset, yet: %v %+v", err, res)
+	}
+
+	_, err = m.Toolset(ctx, "intruder", src)
+	var pe *mcpruntime.PreflightError
+	if !errors.As(err, &pe) {
+		t.Errorf("another agent: want a preflight error, got %v", err)
+	}
+}
