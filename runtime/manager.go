@@ -600,21 +600,21 @@ func (s *server) tools(ctx context.Context) ([]ToolInfo, error) {
 
 func (s *server) fetch(l *listing) {
 	ctx := s.m.life
-	sess, err := s.session(ctx)
-	var ts []ToolInfo
 	s.mu.Lock()
 	epoch := s.epoch
 	s.mu.Unlock()
-	if err == nil {
-		lctx, cancel := ctx, context.CancelFunc(func() {})
-		if d := s.config().EffectiveToolTimeout(); d > 0 {
-			lctx, cancel = context.WithTimeout(ctx, d)
+	var ts []ToolInfo
+	var err error
+	// Listing is read-only, so a listing cut off by a reconnect or a dead
+	// connection is retried on a new one, like an idempotent tool call.
+	retries := s.config().EffectiveMaxRetries()
+	for attempt := 0; ; attempt++ {
+		ts, err = s.listOnce(ctx)
+		if err == nil || ctx.Err() != nil || !transportError(err) || attempt >= retries {
+			break
 		}
-		ts, err = sess.ListTools(lctx)
-		cancel()
-		if err != nil {
-			err = fmt.Errorf("list tools of server %q: %w", s.id, err)
-			s.dropIfDone(sess)
+		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
+			break
 		}
 	}
 	slices.SortFunc(ts, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
@@ -627,6 +627,25 @@ func (s *server) fetch(l *listing) {
 	s.mu.Unlock()
 	l.tools, l.err = ts, err
 	close(l.done)
+}
+
+// listOnce lists the tools once on the current session.
+func (s *server) listOnce(ctx context.Context) ([]ToolInfo, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lctx, cancel := ctx, context.CancelFunc(func() {})
+	if d := s.config().EffectiveToolTimeout(); d > 0 {
+		lctx, cancel = context.WithTimeout(ctx, d)
+	}
+	defer cancel()
+	ts, err := sess.ListTools(lctx)
+	if err != nil {
+		s.dropIfDone(sess)
+		return nil, fmt.Errorf("list tools of server %q: %w", s.id, err)
+	}
+	return ts, nil
 }
 
 func (s *server) dropIfDone(sess Session) {
