@@ -22,6 +22,11 @@ type Violations struct {
 
 // Add records a violation at ptr.
 func (vs *Violations) Add(ptr, message string) {
+	if vs.list == nil {
+		// Invalid input rarely breaks one rule only: room for several
+		// saves the growth steps of appending one by one.
+		vs.list = make([]Violation, 0, 8)
+	}
 	vs.list = append(vs.list, Violation{Pointer: ptr, Message: message})
 }
 
