@@ -321,9 +321,11 @@ func NullableOf[T any](elem DecodeFunc[T]) DecodeFunc[Nullable[T]] {
 	}
 }
 
-// DecodeObject splits a JSON object into its members. Anything else is a
+// DecodeObject splits a JSON object into its members; anything else is a
 // violation at ptr and ok is false. With duplicate member names the last
-// one wins, as in encoding/json.
+// one wins, as in encoding/json. Generated struct decoders now use Object,
+// which needs no map; DecodeObject, Required, Unknown and Extra stay for
+// code generated before it.
 func DecodeObject(raw []byte, ptr string, vs *Violations) (members map[string]json.RawMessage, ok bool) {
 	if JSONKind(raw) != "object" {
 		wrongKind(vs, ptr, "object", raw)
