@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"path"
 	"slices"
@@ -19,6 +17,7 @@ import (
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // ToolInfo describes the binding generated for one tool.
@@ -352,92 +351,13 @@ func writeString(b *bytes.Buffer, s string) {
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
 
-// stripProperty removes a property from an object schema's properties and
-// required, keeping every other member's order and bytes.
+// stripProperty removes the identity argument from an input schema with
+// the runtime's own StripProperty, so the schema a model is shown is the one
+// the runtime would compute; members keep their order.
 func stripProperty(schema []byte, name string) ([]byte, error) {
-	top, err := members(schema)
+	out, _, err := mcpruntime.StripProperty(schema, name)
 	if err != nil {
 		return nil, err
 	}
-	var kept []member
-	for _, m := range top {
-		switch m.key {
-		case "properties":
-			props, err := members(m.val)
-			if err != nil {
-				return nil, fmt.Errorf("/properties: %w", err)
-			}
-			var rest []member
-			for _, p := range props {
-				if p.key != name {
-					rest = append(rest, p)
-				}
-			}
-			m.val = encodeMembers(rest)
-		case "required":
-			var req []string
-			if json.Unmarshal(m.val, &req) != nil {
-				return nil, errors.New("/required: not an array of strings")
-			}
-			var rest []string
-			for _, r := range req {
-				if r != name {
-					rest = append(rest, r)
-				}
-			}
-			if len(rest) == 0 {
-				continue
-			}
-			m.val, _ = json.Marshal(rest)
-		}
-		kept = append(kept, m)
-	}
-	return compact(encodeMembers(kept)), nil
-}
-
-type member struct {
-	key string
-	val json.RawMessage
-}
-
-func members(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var ms []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		ms = append(ms, member{k, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the object")
-	}
-	return ms, nil
-}
-
-func encodeMembers(ms []member) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(&b, m.key)
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return compact(out), nil
 }
