@@ -21,6 +21,9 @@ import (
 // RuntimePath is the import path of the package generated code uses.
 const RuntimePath = emit.RuntimePath
 
+// ImplPath is the import path of the runtime package for generated code only.
+const ImplPath = emit.ImplPath
+
 // Input is one input file.
 type Input struct {
 	// Name is the input's slash-separated path as the user should see it; it

@@ -1,13 +1,14 @@
 package gen
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/gen/internal/synth"
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // TestSchemaHashMatchesRuntime: the hash compiled into descriptors must be
@@ -43,7 +44,7 @@ func TestSchemaHashMatchesRuntime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := mcpruntime.SchemaHash(tool.InputSchema, tool.OutputSchema); r != g {
+		if r := manager.SchemaHash(tool.InputSchema, tool.OutputSchema); r != g {
 			t.Errorf("%s: generator hash %s, runtime hash %s", tool.Name, g, r)
 		}
 	}

@@ -145,37 +145,12 @@
 // GateAfterTaint, once a run has ingested external content every call to a
 // tool not annotated read-only needs approval.
 //
-// # Server registry and connection manager
+// # What lives elsewhere
 //
-// Generated code names servers by id only. A Registry holds the entries
-// (ServerConfig: transport, secrets, allowed agents, timeouts, concurrency
-// cap, retries) in a ServerStore and validates every entry it saves and
-// every entry it loads against a Policy: a stdio command allowlist of bare
-// program names, and an SSRF guard refusing non-public addresses
-// (CheckAddr). PolicyFromEnv reads MCPGEN_DISABLE_STDIO,
-// MCPGEN_ALLOW_PRIVATE_NETWORKS and MCPGEN_STDIO_COMMANDS.
-//
-// A Manager turns ids into live connections through a Connector (the
-// mcpgo adapter's checks the SSRF guard on the addresses it dials) and an
-// agent's ToolSources into one Toolset, failing before any call with a
-// *PreflightError that lists unregistered servers, denied agents and
-// missing tools. It keeps one session per server, caches tool lists (TTL,
-// dropped on list_changed), applies a drift policy when a live tool's
-// SchemaHash differs from the bindings', retries connections with backoff
-// and calls only where they cannot run twice (ErrNotSent, or tools
-// annotated idempotent), and bounds calls with the per-tool timeout, the
-// per-server concurrency cap and a per-tool circuit breaker. NewGoTool
-// gives Go functions the same guarantees. docs/runtime-manager.md has the
-// details and the limits.
-//
-// # Versioning
-//
-// Generated code references SupportPackageIsVersion1, so a generator and a
-// runtime that disagree on this contract fail to compile.
+// Generated code also imports github.com/mcpgen/mcpgen/runtime/mcpimpl,
+// its decoders, encoders and validation helpers; programs never need it.
+// The server registry, the SSRF guard, the connection manager and its
+// circuit breakers are package github.com/mcpgen/mcpgen/runtime/manager,
+// which builds on this package. The mcp-go session layer (stdio processes,
+// streamable HTTP, SSE) is github.com/mcpgen/mcpgen/runtime/mcpgo.
 package mcpruntime
-
-// SupportPackageIsVersion1 is referenced by generated code. A generator that
-// emits code for a newer runtime contract references a newer constant, so a
-// mismatch between generator and runtime fails at compile time rather than
-// misbehaving at run time.
-const SupportPackageIsVersion1 = true

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // DefaultTimeout bounds each call unless WithTimeout says otherwise. Some
@@ -273,7 +275,7 @@ func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
 // json.Marshal would validate and compact what is already compact JSON.
 func marshalInput[I any](in I) ([]byte, error) {
 	if m, ok := any(in).(json.Marshaler); ok {
-		if b, err := m.MarshalJSON(); err == nil && validJSON(b) {
+		if b, err := m.MarshalJSON(); err == nil && jsonscan.Valid(b) {
 			return b, nil
 		}
 	}
@@ -285,8 +287,8 @@ func marshalInput[I any](in I) ([]byte, error) {
 // the second scan a json.Decoder makes; anything else takes the general
 // path and its messages.
 func decodeOutput[O any](raw []byte, dst *O) []Violation {
-	if u, ok := any(dst).(json.Unmarshaler); ok && validJSON(raw) {
-		if err := u.UnmarshalJSON(trimJSON(raw)); err != nil {
+	if u, ok := any(dst).(json.Unmarshaler); ok && jsonscan.Valid(raw) {
+		if err := u.UnmarshalJSON(jsonscan.Trim(raw)); err != nil {
 			return violationsOf(err, raw)
 		}
 		return nil
@@ -301,7 +303,7 @@ func jsonText(res *Result) json.RawMessage {
 			continue
 		}
 		b := bytes.TrimSpace([]byte(c.Text))
-		if len(b) > 0 && (b[0] == '{' || b[0] == '[') && validJSON(b) {
+		if len(b) > 0 && (b[0] == '{' || b[0] == '[') && jsonscan.Valid(b) {
 			return b
 		}
 	}
@@ -321,6 +323,9 @@ type ModelResult struct {
 	// Provenance of Result, also in the run's ledger; nil when no call
 	// was made.
 	Provenance *Provenance
+	// TimedOut says the call got no answer within its timeout (IsError is
+	// set too); the connection manager's breakers count it as a failure.
+	TimedOut bool
 }
 
 // Invoke is the tool for a language model: args are the model's JSON
@@ -386,7 +391,7 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 		var pe *ProtocolError
 		switch {
 		case errors.As(err, &te):
-			return ModelResult{IsError: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
+			return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
 		case errors.As(err, &pe) && ctx.Err() == nil:
 			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message}, nil
 		}

@@ -6,13 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime"
 	"regexp"
 	"unicode/utf8"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
-// This code needs version 1 of the mcpruntime support package.
-const _ = mcpruntime.SupportPackageIsVersion1
+// This code needs version 1 of the runtime's support package.
+const _ = mcpimpl.SupportPackageIsVersion1
 
 // Patterns of the schemas, compiled once.
 var (
@@ -54,7 +56,8 @@ func Descriptors() []*mcpruntime.Descriptor {
 }
 
 // Invokers builds every typed tool of the crm server over c, each with opts;
-// its signature is mcpruntime.ToolSource's Bind, for a connection manager.
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewExportContacts(c, opts...),
@@ -428,36 +431,36 @@ type ExportContactsInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ExportContactsInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.Owner != nil {
 		enc.Member("owner", v.Owner)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "owner")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "owner")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = ExportContactsInput{}
 	if raw, ok := m.Get("owner"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "owner")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "owner")
 	return vs.Err("")
 }
 
-func (v *ExportContactsInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *ExportContactsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the export_contacts input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ExportContactsInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("export_contacts input")
 }
@@ -468,8 +471,8 @@ func (v *ExportContactsInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeExportContactsInput(data []byte) (ExportContactsInput, error) {
 	var v ExportContactsInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[ExportContactsInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[ExportContactsInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -489,7 +492,7 @@ type ExportPipelineInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ExportPipelineInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	return enc.Bytes()
 }
 
@@ -497,8 +500,8 @@ func (v ExportPipelineInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *ExportPipelineInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
@@ -507,12 +510,12 @@ func (v *ExportPipelineInput) UnmarshalJSON(data []byte) error {
 	return vs.Err("")
 }
 
-func (v *ExportPipelineInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *ExportPipelineInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the export_pipeline input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ExportPipelineInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("export_pipeline input")
 }
@@ -523,8 +526,8 @@ func (v *ExportPipelineInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeExportPipelineInput(data []byte) (ExportPipelineInput, error) {
 	var v ExportPipelineInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[ExportPipelineInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[ExportPipelineInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -547,7 +550,7 @@ type GetContactInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetContactInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("contact_id", v.ContactID)
 	return enc.Bytes()
 }
@@ -556,21 +559,21 @@ func (v GetContactInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetContactInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetContactInput{}
 	m.Required("", &vs, "contact_id")
 	if raw, ok := m.Get("contact_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
 	m.Unknown("", &vs, "contact_id")
 	return vs.Err("")
 }
 
-func (v *GetContactInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetContactInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetContactInput0.MatchString(v.ContactID) {
 		vs.Add(ptr+"/contact_id", "must match the pattern \"^C-[0-9]{4}$\"")
 	}
@@ -579,7 +582,7 @@ func (v *GetContactInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the get_contact input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetContactInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_contact input")
 }
@@ -590,8 +593,8 @@ func (v *GetContactInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetContactInput(data []byte) (GetContactInput, error) {
 	var v GetContactInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetContactInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetContactInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -620,13 +623,13 @@ type GetContactOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetContactOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
 	enc.Member("name", v.Name)
 	enc.Member("email", v.Email)
 	enc.Member("company", v.Company)
 	enc.Member("owner", v.Owner)
-	enc.Member("tags", mcpruntime.NonNilSlice(v.Tags))
+	enc.Member("tags", mcpimpl.NonNilSlice(v.Tags))
 	return enc.Bytes()
 }
 
@@ -634,41 +637,41 @@ func (v GetContactOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetContactOutput{}
 	m.Required("", &vs, "id", "name", "email", "company", "owner", "tags")
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
 	if raw, ok := m.Get("name"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Name, "/name", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Name, "/name", &vs)
 	}
 	if raw, ok := m.Get("email"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Email, "/email", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Email, "/email", &vs)
 	}
 	if raw, ok := m.Get("company"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Company, "/company", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Company, "/company", &vs)
 	}
 	if raw, ok := m.Get("owner"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
 	if raw, ok := m.Get("tags"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
 	}
 	m.Unknown("", &vs, "id", "name", "email", "company", "owner", "tags")
 	return vs.Err("")
 }
 
-func (v *GetContactOutput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetContactOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the get_contact output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetContactOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_contact output")
 }
@@ -679,8 +682,8 @@ func (v *GetContactOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetContactOutput(data []byte) (GetContactOutput, error) {
 	var v GetContactOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetContactOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetContactOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -703,7 +706,7 @@ type GetDealInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetDealInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("deal_id", v.DealID)
 	return enc.Bytes()
 }
@@ -712,21 +715,21 @@ func (v GetDealInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetDealInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetDealInput{}
 	m.Required("", &vs, "deal_id")
 	if raw, ok := m.Get("deal_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
 	}
 	m.Unknown("", &vs, "deal_id")
 	return vs.Err("")
 }
 
-func (v *GetDealInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetDealInput0.MatchString(v.DealID) {
 		vs.Add(ptr+"/deal_id", "must match the pattern \"^D-[0-9]{4}$\"")
 	}
@@ -735,7 +738,7 @@ func (v *GetDealInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the get_deal input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetDealInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_deal input")
 }
@@ -746,8 +749,8 @@ func (v *GetDealInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetDealInput(data []byte) (GetDealInput, error) {
 	var v GetDealInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetDealInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetDealInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -778,7 +781,7 @@ type GetDealOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetDealOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
 	enc.Member("title", v.Title)
 	enc.Member("contact_id", v.ContactID)
@@ -786,7 +789,7 @@ func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 	enc.Member("amount", v.Amount)
 	enc.Member("currency", v.Currency)
 	enc.Member("owner", v.Owner)
-	enc.Member("notes", mcpruntime.NonNilSlice(v.Notes))
+	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
 	return enc.Bytes()
 }
 
@@ -794,42 +797,42 @@ func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetDealOutput{}
 	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
 	if raw, ok := m.Get("title"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
 	if raw, ok := m.Get("contact_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.DecodeString[GetDealOutputStage](raw, &v.Stage, "/stage", &vs)
+		mcpimpl.DecodeString[GetDealOutputStage](raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("amount"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
 	if raw, ok := m.Get("currency"); ok {
-		mcpruntime.DecodeString[GetDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
+		mcpimpl.DecodeString[GetDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
 	}
 	if raw, ok := m.Get("owner"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
 	if raw, ok := m.Get("notes"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
 	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 
-func (v *GetDealOutput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
 	if v.Amount < 0.0 {
 		vs.Add(ptr+"/amount", "must be at least 0")
@@ -840,7 +843,7 @@ func (v *GetDealOutput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the get_deal output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetDealOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_deal output")
 }
@@ -851,8 +854,8 @@ func (v *GetDealOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetDealOutput(data []byte) (GetDealOutput, error) {
 	var v GetDealOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetDealOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetDealOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -881,7 +884,7 @@ func (e GetDealOutputStage) Valid() bool {
 	return false
 }
 
-func (e GetDealOutputStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
 	}
@@ -906,7 +909,7 @@ func (e GetDealOutputCurrency) Valid() bool {
 	return false
 }
 
-func (e GetDealOutputCurrency) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"EUR\", \"GBP\", \"USD\"")
 	}
@@ -925,7 +928,7 @@ type PipelineChartInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v PipelineChartInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	return enc.Bytes()
 }
 
@@ -933,8 +936,8 @@ func (v PipelineChartInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *PipelineChartInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
@@ -943,12 +946,12 @@ func (v *PipelineChartInput) UnmarshalJSON(data []byte) error {
 	return vs.Err("")
 }
 
-func (v *PipelineChartInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *PipelineChartInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the pipeline_chart input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *PipelineChartInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("pipeline_chart input")
 }
@@ -959,8 +962,8 @@ func (v *PipelineChartInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodePipelineChartInput(data []byte) (PipelineChartInput, error) {
 	var v PipelineChartInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[PipelineChartInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[PipelineChartInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -990,7 +993,7 @@ type SearchDealsInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SearchDealsInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.Query != nil {
 		enc.Member("query", v.Query)
 	}
@@ -1010,29 +1013,29 @@ func (v SearchDealsInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SearchDealsInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SearchDealsInput{}
 	if raw, ok := m.Get("query"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Query, "/query", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Query, "/query", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[SearchDealsInputStage])(raw, &v.Stage, "/stage", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[SearchDealsInputStage])(raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("min_amount"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.MinAmount, "/min_amount", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.MinAmount, "/min_amount", &vs)
 	}
 	if raw, ok := m.Get("limit"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
 	}
 	m.Unknown("", &vs, "query", "stage", "min_amount", "limit")
 	return vs.Err("")
 }
 
-func (v *SearchDealsInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *SearchDealsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Stage != nil {
 		(*v.Stage).validate(ptr+"/stage", vs)
 	}
@@ -1054,7 +1057,7 @@ func (v *SearchDealsInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the search_deals input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *SearchDealsInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_deals input")
 }
@@ -1065,8 +1068,8 @@ func (v *SearchDealsInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchDealsInput(data []byte) (SearchDealsInput, error) {
 	var v SearchDealsInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[SearchDealsInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[SearchDealsInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1095,7 +1098,7 @@ func (e SearchDealsInputStage) Valid() bool {
 	return false
 }
 
-func (e SearchDealsInputStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e SearchDealsInputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
 	}
@@ -1113,8 +1116,8 @@ type SearchDealsOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
-	enc.Member("deals", mcpruntime.NonNilSlice(v.Deals))
+	var enc mcpimpl.ObjectEncoder
+	enc.Member("deals", mcpimpl.NonNilSlice(v.Deals))
 	enc.Member("total", v.Total)
 	return enc.Bytes()
 }
@@ -1123,26 +1126,26 @@ func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SearchDealsOutput{}
 	m.Required("", &vs, "deals", "total")
 	if raw, ok := m.Get("deals"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeInner[SearchDealsOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeInner[SearchDealsOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
 	}
 	if raw, ok := m.Get("total"); ok {
-		mcpruntime.DecodeInteger[int64](raw, &v.Total, "/total", &vs)
+		mcpimpl.DecodeInteger[int64](raw, &v.Total, "/total", &vs)
 	}
 	m.Unknown("", &vs, "deals", "total")
 	return vs.Err("")
 }
 
-func (v *SearchDealsOutput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *SearchDealsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	for i0, e0 := range v.Deals {
-		e0.validate(mcpruntime.IndexPointer(ptr+"/deals", i0), vs)
+		e0.validate(mcpimpl.IndexPointer(ptr+"/deals", i0), vs)
 	}
 	if v.Total < 0 {
 		vs.Add(ptr+"/total", "must be at least 0")
@@ -1152,7 +1155,7 @@ func (v *SearchDealsOutput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the search_deals output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *SearchDealsOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_deals output")
 }
@@ -1163,8 +1166,8 @@ func (v *SearchDealsOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchDealsOutput(data []byte) (SearchDealsOutput, error) {
 	var v SearchDealsOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[SearchDealsOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[SearchDealsOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1190,7 +1193,7 @@ type SearchDealsOutputDealsItem struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
 	enc.Member("title", v.Title)
 	enc.Member("company", v.Company)
@@ -1204,36 +1207,36 @@ func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SearchDealsOutputDealsItem{}
 	m.Required("", &vs, "id", "title", "company", "stage", "amount", "currency")
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
 	if raw, ok := m.Get("title"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
 	if raw, ok := m.Get("company"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Company, "/company", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Company, "/company", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.DecodeString[SearchDealsOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
+		mcpimpl.DecodeString[SearchDealsOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("amount"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
 	if raw, ok := m.Get("currency"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Currency, "/currency", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Currency, "/currency", &vs)
 	}
 	m.Unknown("", &vs, "id", "title", "company", "stage", "amount", "currency")
 	return vs.Err("")
 }
 
-func (v *SearchDealsOutputDealsItem) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *SearchDealsOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
 }
 
@@ -1259,7 +1262,7 @@ func (e SearchDealsOutputDealsItemStage) Valid() bool {
 	return false
 }
 
-func (e SearchDealsOutputDealsItemStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e SearchDealsOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
 	}
@@ -1284,7 +1287,7 @@ type SendEmailInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SendEmailInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("contact_id", v.ContactID)
 	enc.Member("subject", v.Subject)
 	enc.Member("body", v.Body)
@@ -1295,27 +1298,27 @@ func (v SendEmailInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SendEmailInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SendEmailInput{}
 	m.Required("", &vs, "contact_id", "subject", "body")
 	if raw, ok := m.Get("contact_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
 	if raw, ok := m.Get("subject"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Subject, "/subject", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Subject, "/subject", &vs)
 	}
 	if raw, ok := m.Get("body"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Body, "/body", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Body, "/body", &vs)
 	}
 	m.Unknown("", &vs, "contact_id", "subject", "body")
 	return vs.Err("")
 }
 
-func (v *SendEmailInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *SendEmailInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternSendEmailInput0.MatchString(v.ContactID) {
 		vs.Add(ptr+"/contact_id", "must match the pattern \"^C-[0-9]{4}$\"")
 	}
@@ -1333,7 +1336,7 @@ func (v *SendEmailInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the send_email input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *SendEmailInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("send_email input")
 }
@@ -1344,8 +1347,8 @@ func (v *SendEmailInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSendEmailInput(data []byte) (SendEmailInput, error) {
 	var v SendEmailInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[SendEmailInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[SendEmailInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1366,7 +1369,7 @@ type SendEmailOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("message_id", v.MessageID)
 	enc.Member("to", v.To)
 	enc.Member("status", v.Status)
@@ -1377,27 +1380,27 @@ func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SendEmailOutput{}
 	m.Required("", &vs, "message_id", "to", "status")
 	if raw, ok := m.Get("message_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.MessageID, "/message_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.MessageID, "/message_id", &vs)
 	}
 	if raw, ok := m.Get("to"); ok {
-		mcpruntime.DecodeString[string](raw, &v.To, "/to", &vs)
+		mcpimpl.DecodeString[string](raw, &v.To, "/to", &vs)
 	}
 	if raw, ok := m.Get("status"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Status, "/status", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Status, "/status", &vs)
 	}
 	m.Unknown("", &vs, "message_id", "to", "status")
 	return vs.Err("")
 }
 
-func (v *SendEmailOutput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *SendEmailOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Status != "queued" {
 		vs.Add(ptr+"/status", "must be \"queued\"")
 	}
@@ -1406,7 +1409,7 @@ func (v *SendEmailOutput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the send_email output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *SendEmailOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("send_email output")
 }
@@ -1417,8 +1420,8 @@ func (v *SendEmailOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSendEmailOutput(data []byte) (SendEmailOutput, error) {
 	var v SendEmailOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[SendEmailOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[SendEmailOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1447,7 +1450,7 @@ type UpdateDealInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v UpdateDealInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("deal_id", v.DealID)
 	if v.Stage != nil {
 		enc.Member("stage", v.Stage)
@@ -1465,30 +1468,30 @@ func (v UpdateDealInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *UpdateDealInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = UpdateDealInput{}
 	m.Required("", &vs, "deal_id")
 	if raw, ok := m.Get("deal_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[UpdateDealInputStage])(raw, &v.Stage, "/stage", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[UpdateDealInputStage])(raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("amount"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Amount, "/amount", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Amount, "/amount", &vs)
 	}
 	if raw, ok := m.Get("note"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Note, "/note", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Note, "/note", &vs)
 	}
 	m.Unknown("", &vs, "deal_id", "stage", "amount", "note")
 	return vs.Err("")
 }
 
-func (v *UpdateDealInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *UpdateDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternUpdateDealInput0.MatchString(v.DealID) {
 		vs.Add(ptr+"/deal_id", "must match the pattern \"^D-[0-9]{4}$\"")
 	}
@@ -1510,7 +1513,7 @@ func (v *UpdateDealInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the update_deal input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateDealInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_deal input")
 }
@@ -1521,8 +1524,8 @@ func (v *UpdateDealInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateDealInput(data []byte) (UpdateDealInput, error) {
 	var v UpdateDealInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[UpdateDealInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[UpdateDealInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1551,7 +1554,7 @@ func (e UpdateDealInputStage) Valid() bool {
 	return false
 }
 
-func (e UpdateDealInputStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e UpdateDealInputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
 	}
@@ -1581,7 +1584,7 @@ type UpdateDealOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
 	enc.Member("title", v.Title)
 	enc.Member("contact_id", v.ContactID)
@@ -1589,7 +1592,7 @@ func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 	enc.Member("amount", v.Amount)
 	enc.Member("currency", v.Currency)
 	enc.Member("owner", v.Owner)
-	enc.Member("notes", mcpruntime.NonNilSlice(v.Notes))
+	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
 	return enc.Bytes()
 }
 
@@ -1597,42 +1600,42 @@ func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = UpdateDealOutput{}
 	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
 	if raw, ok := m.Get("title"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
 	if raw, ok := m.Get("contact_id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.DecodeString[UpdateDealOutputStage](raw, &v.Stage, "/stage", &vs)
+		mcpimpl.DecodeString[UpdateDealOutputStage](raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("amount"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
 	if raw, ok := m.Get("currency"); ok {
-		mcpruntime.DecodeString[UpdateDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
+		mcpimpl.DecodeString[UpdateDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
 	}
 	if raw, ok := m.Get("owner"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Owner, "/owner", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
 	}
 	if raw, ok := m.Get("notes"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
 	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 
-func (v *UpdateDealOutput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *UpdateDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
 	if v.Amount < 0.0 {
 		vs.Add(ptr+"/amount", "must be at least 0")
@@ -1643,7 +1646,7 @@ func (v *UpdateDealOutput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the update_deal output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateDealOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_deal output")
 }
@@ -1654,8 +1657,8 @@ func (v *UpdateDealOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateDealOutput(data []byte) (UpdateDealOutput, error) {
 	var v UpdateDealOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[UpdateDealOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[UpdateDealOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1684,7 +1687,7 @@ func (e UpdateDealOutputStage) Valid() bool {
 	return false
 }
 
-func (e UpdateDealOutputStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e UpdateDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
 	}
@@ -1709,7 +1712,7 @@ func (e UpdateDealOutputCurrency) Valid() bool {
 	return false
 }
 
-func (e UpdateDealOutputCurrency) validate(ptr string, vs *mcpruntime.Violations) {
+func (e UpdateDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"EUR\", \"GBP\", \"USD\"")
 	}

@@ -1,6 +1,8 @@
 package crmapi_test
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/example/crmapi"
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -23,19 +24,19 @@ func TestManagerWithGeneratedBindings(t *testing.T) {
 	ctx := context.Background()
 	// The allowlist takes bare names looked up in the PATH.
 	t.Setenv("PATH", filepath.Dir(serverBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	policy := mcpruntime.Policy{StdioCommands: []string{filepath.Base(serverBin)}}
-	reg := mcpruntime.NewRegistry(mcpruntime.NewMemoryServerStore(), policy)
-	if _, err := reg.Save(ctx, mcpruntime.ServerConfig{
+	policy := manager.Policy{StdioCommands: []string{filepath.Base(serverBin)}}
+	reg := manager.NewRegistry(manager.NewMemoryServerStore(), policy)
+	if _, err := reg.Save(ctx, manager.ServerConfig{
 		ID:            "crm",
-		Transport:     mcpruntime.Transport{Kind: mcpruntime.TransportStdio, Command: filepath.Base(serverBin)},
+		Transport:     manager.Transport{Kind: manager.TransportStdio, Command: filepath.Base(serverBin)},
 		AllowedAgents: []string{"sales-assistant"},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	m := mcpruntime.NewManager(reg, mcpgo.NewConnector(policy))
+	m := manager.NewManager(reg, mcpgo.NewConnector(policy))
 	defer m.CloseAll()
 
-	src := []mcpruntime.ToolSource{{Server: "crm", Bind: crmapi.Invokers, Tools: []string{"get_deal", "search_deals"}}}
+	src := []manager.ToolSource{{Server: "crm", Bind: crmapi.Invokers, Tools: []string{"get_deal", "search_deals"}}}
 	ts, err := m.Toolset(ctx, "sales-assistant", src)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestManagerWithGeneratedBindings(t *testing.T) {
 	}
 
 	_, err = m.Toolset(ctx, "intruder", src)
-	var pe *mcpruntime.PreflightError
+	var pe *manager.PreflightError
 	if !errors.As(err, &pe) {
 		t.Errorf("another agent: want a preflight error, got %v", err)
 	}

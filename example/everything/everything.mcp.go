@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
-// This code needs version 1 of the mcpruntime support package.
-const _ = mcpruntime.SupportPackageIsVersion1
+// This code needs version 1 of the runtime's support package.
+const _ = mcpimpl.SupportPackageIsVersion1
 
 // ToolName is the wire name of one of the everything server's tools;
 // Client.Toolset takes the constants below.
@@ -54,8 +56,8 @@ func Descriptors() []*mcpruntime.Descriptor {
 }
 
 // Invokers builds every typed tool of the everything server over c, each with
-// opts; its signature is mcpruntime.ToolSource's Bind, for a connection
-// manager.
+// opts; its signature is that of ToolSource.Bind in package runtime/manager,
+// for a connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewEcho(c, opts...),
@@ -590,35 +592,35 @@ type EchoInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v EchoInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("message", v.Message)
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "message")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "message")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *EchoInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = EchoInput{}
 	m.Required("", &vs, "message")
 	if raw, ok := m.Get("message"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Message, "/message", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Message, "/message", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "message")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "message")
 	return vs.Err("")
 }
 
-func (v *EchoInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *EchoInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the echo input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *EchoInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("echo input")
 }
@@ -629,8 +631,8 @@ func (v *EchoInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeEchoInput(data []byte) (EchoInput, error) {
 	var v EchoInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[EchoInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[EchoInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -659,43 +661,43 @@ type GetAnnotatedMessageInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetAnnotatedMessageInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("messageType", v.MessageType)
 	if v.IncludeImage != nil {
 		enc.Member("includeImage", v.IncludeImage)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "messageType", "includeImage")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "messageType", "includeImage")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetAnnotatedMessageInput{}
 	m.Required("", &vs, "messageType")
 	if raw, ok := m.Get("messageType"); ok {
-		mcpruntime.DecodeString[GetAnnotatedMessageInputMessageType](raw, &v.MessageType, "/messageType", &vs)
+		mcpimpl.DecodeString[GetAnnotatedMessageInputMessageType](raw, &v.MessageType, "/messageType", &vs)
 	}
 	if raw, ok := m.Get("includeImage"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "messageType", "includeImage")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "messageType", "includeImage")
 	return vs.Err("")
 }
 
-func (v *GetAnnotatedMessageInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetAnnotatedMessageInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.MessageType.validate(ptr+"/messageType", vs)
 }
 
 // Validate reports every violation of the get-annotated-message input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetAnnotatedMessageInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-annotated-message input")
 }
@@ -706,8 +708,8 @@ func (v *GetAnnotatedMessageInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetAnnotatedMessageInput(data []byte) (GetAnnotatedMessageInput, error) {
 	var v GetAnnotatedMessageInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetAnnotatedMessageInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetAnnotatedMessageInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -735,7 +737,7 @@ func (e GetAnnotatedMessageInputMessageType) Valid() bool {
 	return false
 }
 
-func (e GetAnnotatedMessageInputMessageType) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetAnnotatedMessageInputMessageType) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"error\", \"success\", \"debug\"")
 	}
@@ -756,30 +758,30 @@ type GetEnvInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetEnvInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties)
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetEnvInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetEnvInput{}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
-func (v *GetEnvInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetEnvInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the get-env input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetEnvInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-env input")
 }
@@ -790,8 +792,8 @@ func (v *GetEnvInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetEnvInput(data []byte) (GetEnvInput, error) {
 	var v GetEnvInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetEnvInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetEnvInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -817,31 +819,31 @@ type GetResourceLinksInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetResourceLinksInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.Count != nil {
 		enc.Member("count", v.Count)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "count")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "count")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetResourceLinksInput{}
 	if raw, ok := m.Get("count"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "count")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "count")
 	return vs.Err("")
 }
 
-func (v *GetResourceLinksInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetResourceLinksInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Count != nil {
 		if (*v.Count) < 1.0 {
 			vs.Add(ptr+"/count", "must be at least 1")
@@ -855,7 +857,7 @@ func (v *GetResourceLinksInput) validate(ptr string, vs *mcpruntime.Violations) 
 // Validate reports every violation of the get-resource-links input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetResourceLinksInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-resource-links input")
 }
@@ -866,8 +868,8 @@ func (v *GetResourceLinksInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetResourceLinksInput(data []byte) (GetResourceLinksInput, error) {
 	var v GetResourceLinksInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetResourceLinksInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetResourceLinksInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -896,37 +898,37 @@ type GetResourceReferenceInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.ResourceType != nil {
 		enc.Member("resourceType", v.ResourceType)
 	}
 	if v.ResourceID != nil {
 		enc.Member("resourceId", v.ResourceID)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "resourceType", "resourceId")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "resourceType", "resourceId")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetResourceReferenceInput{}
 	if raw, ok := m.Get("resourceType"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[GetResourceReferenceInputResourceType])(raw, &v.ResourceType, "/resourceType", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[GetResourceReferenceInputResourceType])(raw, &v.ResourceType, "/resourceType", &vs)
 	}
 	if raw, ok := m.Get("resourceId"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "resourceType", "resourceId")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "resourceType", "resourceId")
 	return vs.Err("")
 }
 
-func (v *GetResourceReferenceInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetResourceReferenceInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.ResourceType != nil {
 		(*v.ResourceType).validate(ptr+"/resourceType", vs)
 	}
@@ -935,7 +937,7 @@ func (v *GetResourceReferenceInput) validate(ptr string, vs *mcpruntime.Violatio
 // Validate reports every violation of the get-resource-reference input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetResourceReferenceInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-resource-reference input")
 }
@@ -946,8 +948,8 @@ func (v *GetResourceReferenceInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetResourceReferenceInput(data []byte) (GetResourceReferenceInput, error) {
 	var v GetResourceReferenceInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetResourceReferenceInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetResourceReferenceInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -972,7 +974,7 @@ func (e GetResourceReferenceInputResourceType) Valid() bool {
 	return false
 }
 
-func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"Text\", \"Blob\"")
 	}
@@ -996,37 +998,37 @@ type GetStructuredContentInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetStructuredContentInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("location", v.Location)
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "location")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "location")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetStructuredContentInput{}
 	m.Required("", &vs, "location")
 	if raw, ok := m.Get("location"); ok {
-		mcpruntime.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
+		mcpimpl.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "location")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "location")
 	return vs.Err("")
 }
 
-func (v *GetStructuredContentInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetStructuredContentInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Location.validate(ptr+"/location", vs)
 }
 
 // Validate reports every violation of the get-structured-content input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetStructuredContentInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-structured-content input")
 }
@@ -1037,8 +1039,8 @@ func (v *GetStructuredContentInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetStructuredContentInput(data []byte) (GetStructuredContentInput, error) {
 	var v GetStructuredContentInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetStructuredContentInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetStructuredContentInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1066,7 +1068,7 @@ func (e GetStructuredContentInputLocation) Valid() bool {
 	return false
 }
 
-func (e GetStructuredContentInputLocation) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetStructuredContentInputLocation) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"New York\", \"Chicago\", \"Los Angeles\"")
 	}
@@ -1088,7 +1090,7 @@ type GetStructuredContentOutput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("temperature", v.Temperature)
 	enc.Member("conditions", v.Conditions)
 	enc.Member("humidity", v.Humidity)
@@ -1099,32 +1101,32 @@ func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetStructuredContentOutput{}
 	m.Required("", &vs, "temperature", "conditions", "humidity")
 	if raw, ok := m.Get("temperature"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Temperature, "/temperature", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Temperature, "/temperature", &vs)
 	}
 	if raw, ok := m.Get("conditions"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Conditions, "/conditions", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Conditions, "/conditions", &vs)
 	}
 	if raw, ok := m.Get("humidity"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
 	}
 	m.Unknown("", &vs, "temperature", "conditions", "humidity")
 	return vs.Err("")
 }
 
-func (v *GetStructuredContentOutput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetStructuredContentOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the get-structured-content output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetStructuredContentOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-structured-content output")
 }
@@ -1135,8 +1137,8 @@ func (v *GetStructuredContentOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetStructuredContentOutput(data []byte) (GetStructuredContentOutput, error) {
 	var v GetStructuredContentOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetStructuredContentOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetStructuredContentOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1164,39 +1166,39 @@ type GetSumInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetSumInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("a", v.A)
 	enc.Member("b", v.B)
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "a", "b")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "a", "b")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetSumInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetSumInput{}
 	m.Required("", &vs, "a", "b")
 	if raw, ok := m.Get("a"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.A, "/a", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.A, "/a", &vs)
 	}
 	if raw, ok := m.Get("b"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.B, "/b", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.B, "/b", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "a", "b")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "a", "b")
 	return vs.Err("")
 }
 
-func (v *GetSumInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetSumInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the get-sum input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetSumInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-sum input")
 }
@@ -1207,8 +1209,8 @@ func (v *GetSumInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetSumInput(data []byte) (GetSumInput, error) {
 	var v GetSumInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetSumInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetSumInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1230,30 +1232,30 @@ type GetTinyImageInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetTinyImageInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties)
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetTinyImageInput{}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
-func (v *GetTinyImageInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetTinyImageInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the get-tiny-image input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetTinyImageInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-tiny-image input")
 }
@@ -1264,8 +1266,8 @@ func (v *GetTinyImageInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetTinyImageInput(data []byte) (GetTinyImageInput, error) {
 	var v GetTinyImageInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetTinyImageInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetTinyImageInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1300,7 +1302,7 @@ type GzipFileAsResourceInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.Name != nil {
 		enc.Member("name", v.Name)
 	}
@@ -1310,33 +1312,33 @@ func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 	if v.OutputType != nil {
 		enc.Member("outputType", v.OutputType)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "name", "data", "outputType")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "name", "data", "outputType")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GzipFileAsResourceInput{}
 	if raw, ok := m.Get("name"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Name, "/name", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Name, "/name", &vs)
 	}
 	if raw, ok := m.Get("data"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Data, "/data", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Data, "/data", &vs)
 	}
 	if raw, ok := m.Get("outputType"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "name", "data", "outputType")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "name", "data", "outputType")
 	return vs.Err("")
 }
 
-func (v *GzipFileAsResourceInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GzipFileAsResourceInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.OutputType != nil {
 		(*v.OutputType).validate(ptr+"/outputType", vs)
 	}
@@ -1345,7 +1347,7 @@ func (v *GzipFileAsResourceInput) validate(ptr string, vs *mcpruntime.Violations
 // Validate reports every violation of the gzip-file-as-resource input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GzipFileAsResourceInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("gzip-file-as-resource input")
 }
@@ -1356,8 +1358,8 @@ func (v *GzipFileAsResourceInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGzipFileAsResourceInput(data []byte) (GzipFileAsResourceInput, error) {
 	var v GzipFileAsResourceInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GzipFileAsResourceInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GzipFileAsResourceInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1384,7 +1386,7 @@ func (e GzipFileAsResourceInputOutputType) Valid() bool {
 	return false
 }
 
-func (e GzipFileAsResourceInputOutputType) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GzipFileAsResourceInputOutputType) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"resourceLink\", \"resource\"")
 	}
@@ -1412,41 +1414,41 @@ type SimulateResearchQueryInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SimulateResearchQueryInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("topic", v.Topic)
 	if v.Ambiguous != nil {
 		enc.Member("ambiguous", v.Ambiguous)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "topic", "ambiguous")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "topic", "ambiguous")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = SimulateResearchQueryInput{}
 	m.Required("", &vs, "topic")
 	if raw, ok := m.Get("topic"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Topic, "/topic", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Topic, "/topic", &vs)
 	}
 	if raw, ok := m.Get("ambiguous"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "topic", "ambiguous")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "topic", "ambiguous")
 	return vs.Err("")
 }
 
-func (v *SimulateResearchQueryInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *SimulateResearchQueryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the simulate-research-query input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *SimulateResearchQueryInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("simulate-research-query input")
 }
@@ -1457,8 +1459,8 @@ func (v *SimulateResearchQueryInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSimulateResearchQueryInput(data []byte) (SimulateResearchQueryInput, error) {
 	var v SimulateResearchQueryInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[SimulateResearchQueryInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[SimulateResearchQueryInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1480,30 +1482,30 @@ type ToggleSimulatedLoggingInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ToggleSimulatedLoggingInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties)
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = ToggleSimulatedLoggingInput{}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
-func (v *ToggleSimulatedLoggingInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *ToggleSimulatedLoggingInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the toggle-simulated-logging input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ToggleSimulatedLoggingInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("toggle-simulated-logging input")
 }
@@ -1514,8 +1516,8 @@ func (v *ToggleSimulatedLoggingInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeToggleSimulatedLoggingInput(data []byte) (ToggleSimulatedLoggingInput, error) {
 	var v ToggleSimulatedLoggingInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[ToggleSimulatedLoggingInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[ToggleSimulatedLoggingInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1537,30 +1539,30 @@ type ToggleSubscriberUpdatesInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ToggleSubscriberUpdatesInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties)
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = ToggleSubscriberUpdatesInput{}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw)
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
-func (v *ToggleSubscriberUpdatesInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *ToggleSubscriberUpdatesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the toggle-subscriber-updates input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ToggleSubscriberUpdatesInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("toggle-subscriber-updates input")
 }
@@ -1571,8 +1573,8 @@ func (v *ToggleSubscriberUpdatesInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeToggleSubscriberUpdatesInput(data []byte) (ToggleSubscriberUpdatesInput, error) {
 	var v ToggleSubscriberUpdatesInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[ToggleSubscriberUpdatesInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[ToggleSubscriberUpdatesInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -1602,42 +1604,42 @@ type TriggerLongRunningOperationInput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	if v.Duration != nil {
 		enc.Member("duration", v.Duration)
 	}
 	if v.Steps != nil {
 		enc.Member("steps", v.Steps)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "duration", "steps")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "duration", "steps")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = TriggerLongRunningOperationInput{}
 	if raw, ok := m.Get("duration"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Duration, "/duration", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Duration, "/duration", &vs)
 	}
 	if raw, ok := m.Get("steps"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "duration", "steps")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "duration", "steps")
 	return vs.Err("")
 }
 
-func (v *TriggerLongRunningOperationInput) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *TriggerLongRunningOperationInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // Validate reports every violation of the trigger-long-running-operation input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *TriggerLongRunningOperationInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("trigger-long-running-operation input")
 }
@@ -1648,8 +1650,8 @@ func (v *TriggerLongRunningOperationInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeTriggerLongRunningOperationInput(data []byte) (TriggerLongRunningOperationInput, error) {
 	var v TriggerLongRunningOperationInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[TriggerLongRunningOperationInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[TriggerLongRunningOperationInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}

@@ -6,14 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime"
 	"regexp"
 	"strconv"
 	"unicode/utf8"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
-// This code needs version 1 of the mcpruntime support package.
-const _ = mcpruntime.SupportPackageIsVersion1
+// This code needs version 1 of the runtime's support package.
+const _ = mcpimpl.SupportPackageIsVersion1
 
 // Patterns of the schemas, compiled once.
 var (
@@ -39,7 +41,8 @@ func Descriptors() []*mcpruntime.Descriptor {
 }
 
 // Invokers builds every typed tool of the bench server over c, each with opts;
-// its signature is mcpruntime.ToolSource's Bind, for a connection manager.
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewGetReport(c, opts...),
@@ -144,7 +147,7 @@ type GetReportInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetReportInput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("region", v.Region)
 	enc.Member("quarter", v.Quarter)
 	if v.Limit != nil {
@@ -160,30 +163,30 @@ func (v GetReportInput) MarshalJSON() ([]byte, error) {
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetReportInput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetReportInput{}
 	m.Required("", &vs, "region", "quarter")
 	if raw, ok := m.Get("region"); ok {
-		mcpruntime.DecodeString[GetReportInputRegion](raw, &v.Region, "/region", &vs)
+		mcpimpl.DecodeString[GetReportInputRegion](raw, &v.Region, "/region", &vs)
 	}
 	if raw, ok := m.Get("quarter"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
 	}
 	if raw, ok := m.Get("limit"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
 	}
 	if raw, ok := m.Get("owners"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Owners, "/owners", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Owners, "/owners", &vs)
 	}
 	m.Unknown("", &vs, "region", "quarter", "limit", "owners")
 	return vs.Err("")
 }
 
-func (v *GetReportInput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetReportInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Region.validate(ptr+"/region", vs)
 	if !patternGetReportInput0.MatchString(v.Quarter) {
 		vs.Add(ptr+"/quarter", "must match the pattern \"^20[0-9]{2}-Q[1-4]$\"")
@@ -200,12 +203,12 @@ func (v *GetReportInput) validate(ptr string, vs *mcpruntime.Violations) {
 		if len(v.Owners) > 10 {
 			vs.Add(ptr+"/owners", "must have at most 10 items")
 		}
-		if i, j, ok := mcpruntime.UniqueItems(v.Owners); !ok {
+		if i, j, ok := mcpimpl.UniqueItems(v.Owners); !ok {
 			vs.Add(ptr+"/owners", "items must be unique: "+strconv.Itoa(i)+" and "+strconv.Itoa(j)+" are equal")
 		}
 		for i0, e0 := range v.Owners {
 			if utf8.RuneCountInString(e0) < 1 {
-				vs.Add(mcpruntime.IndexPointer(ptr+"/owners", i0), "must be at least 1 character long")
+				vs.Add(mcpimpl.IndexPointer(ptr+"/owners", i0), "must be at least 1 character long")
 			}
 		}
 	}
@@ -214,7 +217,7 @@ func (v *GetReportInput) validate(ptr string, vs *mcpruntime.Violations) {
 // Validate reports every violation of the get_report input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetReportInput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_report input")
 }
@@ -225,8 +228,8 @@ func (v *GetReportInput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetReportInput(data []byte) (GetReportInput, error) {
 	var v GetReportInput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetReportInput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetReportInput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -252,7 +255,7 @@ func (e GetReportInputRegion) Valid() bool {
 	return false
 }
 
-func (e GetReportInputRegion) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetReportInputRegion) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"emea\", \"amer\", \"apac\"")
 	}
@@ -279,7 +282,7 @@ type GetReportOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("region", v.Region)
 	enc.Member("quarter", v.Quarter)
 	if v.Currency != nil {
@@ -289,44 +292,44 @@ func (v GetReportOutput) MarshalJSON() ([]byte, error) {
 	if v.NextCursor.IsSet() {
 		enc.Member("next_cursor", v.NextCursor)
 	}
-	enc.Member("deals", mcpruntime.NonNilSlice(v.Deals))
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "region", "quarter", "currency", "total", "next_cursor", "deals")
+	enc.Member("deals", mcpimpl.NonNilSlice(v.Deals))
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "region", "quarter", "currency", "total", "next_cursor", "deals")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetReportOutput{}
 	m.Required("", &vs, "region", "quarter", "total", "deals")
 	if raw, ok := m.Get("region"); ok {
-		mcpruntime.DecodeString[GetReportOutputRegion](raw, &v.Region, "/region", &vs)
+		mcpimpl.DecodeString[GetReportOutputRegion](raw, &v.Region, "/region", &vs)
 	}
 	if raw, ok := m.Get("quarter"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
 	}
 	if raw, ok := m.Get("currency"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeString[string])(raw, &v.Currency, "/currency", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Currency, "/currency", &vs)
 	}
 	if raw, ok := m.Get("total"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Total, "/total", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Total, "/total", &vs)
 	}
 	if raw, ok := m.Get("next_cursor"); ok {
-		mcpruntime.NullableOf(mcpruntime.DecodeString[string])(raw, &v.NextCursor, "/next_cursor", &vs)
+		mcpimpl.NullableOf(mcpimpl.DecodeString[string])(raw, &v.NextCursor, "/next_cursor", &vs)
 	}
 	if raw, ok := m.Get("deals"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeInner[GetReportOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeInner[GetReportOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "region", "quarter", "currency", "total", "next_cursor", "deals")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "region", "quarter", "currency", "total", "next_cursor", "deals")
 	return vs.Err("")
 }
 
-func (v *GetReportOutput) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetReportOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Region.validate(ptr+"/region", vs)
 	if v.Currency != nil {
 		if utf8.RuneCountInString((*v.Currency)) < 3 {
@@ -343,14 +346,14 @@ func (v *GetReportOutput) validate(ptr string, vs *mcpruntime.Violations) {
 		vs.Add(ptr+"/deals", "must have at most 100 items")
 	}
 	for i0, e0 := range v.Deals {
-		e0.validate(mcpruntime.IndexPointer(ptr+"/deals", i0), vs)
+		e0.validate(mcpimpl.IndexPointer(ptr+"/deals", i0), vs)
 	}
 }
 
 // Validate reports every violation of the get_report output schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *GetReportOutput) Validate() error {
-	var vs mcpruntime.Violations
+	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_report output")
 }
@@ -361,8 +364,8 @@ func (v *GetReportOutput) Validate() error {
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetReportOutput(data []byte) (GetReportOutput, error) {
 	var v GetReportOutput
-	var vs mcpruntime.Violations
-	mcpruntime.Decode[GetReportOutput](data, &v, "", &vs)
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetReportOutput](data, &v, "", &vs)
 	if vs.Len() == 0 {
 		v.validate("", &vs)
 	}
@@ -388,7 +391,7 @@ func (e GetReportOutputRegion) Valid() bool {
 	return false
 }
 
-func (e GetReportOutputRegion) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetReportOutputRegion) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"emea\", \"amer\", \"apac\"")
 	}
@@ -415,7 +418,7 @@ type GetReportOutputDealsItem struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutputDealsItem) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
 	enc.Member("title", v.Title)
 	enc.Member("amount", v.Amount)
@@ -426,43 +429,43 @@ func (v GetReportOutputDealsItem) MarshalJSON() ([]byte, error) {
 	if v.Tags != nil {
 		enc.Member("tags", v.Tags)
 	}
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "amount", "stage", "owner", "tags")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "amount", "stage", "owner", "tags")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetReportOutputDealsItem{}
 	m.Required("", &vs, "id", "title", "amount", "stage")
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeString[string](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
 	}
 	if raw, ok := m.Get("title"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Title, "/title", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
 	}
 	if raw, ok := m.Get("amount"); ok {
-		mcpruntime.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
+		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
 	}
 	if raw, ok := m.Get("stage"); ok {
-		mcpruntime.DecodeString[GetReportOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
+		mcpimpl.DecodeString[GetReportOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
 	}
 	if raw, ok := m.Get("owner"); ok {
-		mcpruntime.PointerTo(mcpruntime.DecodeInner[GetReportOutputDealsItemOwner])(raw, &v.Owner, "/owner", &vs)
+		mcpimpl.PointerTo(mcpimpl.DecodeInner[GetReportOutputDealsItemOwner])(raw, &v.Owner, "/owner", &vs)
 	}
 	if raw, ok := m.Get("tags"); ok {
-		mcpruntime.SliceOf(mcpruntime.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
+		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "id", "title", "amount", "stage", "owner", "tags")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "id", "title", "amount", "stage", "owner", "tags")
 	return vs.Err("")
 }
 
-func (v *GetReportOutputDealsItem) validate(ptr string, vs *mcpruntime.Violations) {
+func (v *GetReportOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetReportOutputDealsItem0.MatchString(v.ID) {
 		vs.Add(ptr+"/id", "must match the pattern \"^D-[0-9]+$\"")
 	}
@@ -498,7 +501,7 @@ func (e GetReportOutputDealsItemStage) Valid() bool {
 	return false
 }
 
-func (e GetReportOutputDealsItemStage) validate(ptr string, vs *mcpruntime.Violations) {
+func (e GetReportOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"won\", \"lost\"")
 	}
@@ -517,31 +520,31 @@ type GetReportOutputDealsItemOwner struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutputDealsItemOwner) MarshalJSON() ([]byte, error) {
-	var enc mcpruntime.ObjectEncoder
+	var enc mcpimpl.ObjectEncoder
 	enc.Member("login", v.Login)
 	enc.Member("id", v.ID)
-	mcpruntime.ExtraMembers(&enc, v.AdditionalProperties, "login", "id")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "login", "id")
 	return enc.Bytes()
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItemOwner) UnmarshalJSON(data []byte) error {
-	var vs mcpruntime.Violations
-	var m mcpruntime.Object
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
 	if !m.Decode(data, "", &vs) {
 		return vs.Err("")
 	}
 	*v = GetReportOutputDealsItemOwner{}
 	m.Required("", &vs, "login", "id")
 	if raw, ok := m.Get("login"); ok {
-		mcpruntime.DecodeString[string](raw, &v.Login, "/login", &vs)
+		mcpimpl.DecodeString[string](raw, &v.Login, "/login", &vs)
 	}
 	if raw, ok := m.Get("id"); ok {
-		mcpruntime.DecodeInteger[int64](raw, &v.ID, "/id", &vs)
+		mcpimpl.DecodeInteger[int64](raw, &v.ID, "/id", &vs)
 	}
-	v.AdditionalProperties = mcpruntime.ExtraOf(&m, "", &vs, mcpruntime.DecodeRaw, "login", "id")
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "login", "id")
 	return vs.Err("")
 }
 
-func (v *GetReportOutputDealsItemOwner) validate(ptr string, vs *mcpruntime.Violations) {}
+func (v *GetReportOutputDealsItemOwner) validate(ptr string, vs *mcpimpl.Violations) {}

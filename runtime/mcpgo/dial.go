@@ -1,6 +1,8 @@
 package mcpgo
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +14,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // GuardedDialer connects only to addresses the SSRF guard allows. It
@@ -28,20 +28,20 @@ type GuardedDialer struct {
 	// CGNAT addresses (never cloud metadata ones).
 	AllowPrivate bool
 	// Resolver resolves host names (default net.DefaultResolver).
-	Resolver mcpruntime.Resolver
+	Resolver manager.Resolver
 	// Timeout bounds one dial (default 30 s).
 	Timeout time.Duration
 }
 
 // DialContext dials network ("tcp", "tcp4", "tcp6") address ("host:port").
-// Errors match mcpruntime.ErrNotSent; refused addresses are a
-// *mcpruntime.PermanentError holding a *mcpruntime.BlockedAddressError.
+// Errors match manager.ErrNotSent; refused addresses are a
+// *manager.PermanentError holding a *manager.BlockedAddressError.
 func (g *GuardedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	conn, err := g.dial(ctx, network, address)
 	if err != nil {
-		var be *mcpruntime.BlockedAddressError
+		var be *manager.BlockedAddressError
 		if errors.As(err, &be) {
-			err = &mcpruntime.PermanentError{Err: err}
+			err = &manager.PermanentError{Err: err}
 		}
 		return nil, &notSent{err}
 	}
@@ -82,8 +82,8 @@ func (g *GuardedDialer) dial(ctx context.Context, network, address string) (net.
 	// Every answer is checked, not just the one dialed: a name that mixes
 	// public and private answers is an attack, not a fallback.
 	for _, a := range addrs {
-		if err := mcpruntime.CheckAddr(a, g.AllowPrivate); err != nil {
-			be := err.(*mcpruntime.BlockedAddressError)
+		if err := manager.CheckAddr(a, g.AllowPrivate); err != nil {
+			be := err.(*manager.BlockedAddressError)
 			be.Host = host
 			return nil, be
 		}
@@ -113,7 +113,7 @@ func (g *GuardedDialer) control(_ context.Context, _, address string, _ syscall.
 	if err != nil {
 		return fmt.Errorf("dial: unexpected address form")
 	}
-	return mcpruntime.CheckAddr(ap.Addr(), g.AllowPrivate)
+	return manager.CheckAddr(ap.Addr(), g.AllowPrivate)
 }
 
 // guardedClient returns an HTTP client that dials through g, ignores proxy

@@ -1,6 +1,8 @@
 package mcpgo
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +15,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // DefaultMaxMessageBytes caps one message from a managed server: a stdio
@@ -95,7 +95,7 @@ type notSent struct{ err error }
 func (e *notSent) Error() string { return e.err.Error() }
 func (e *notSent) Unwrap() error { return e.err }
 func (e *notSent) Is(target error) bool {
-	return target == mcpruntime.ErrNotSent
+	return target == manager.ErrNotSent
 }
 
 // pipeWriter marks write errors on the server's stdin as not sent: a
@@ -163,7 +163,7 @@ func startProcess(spec processSpec) (*process, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return nil, &mcpruntime.PermanentError{Err: fmt.Errorf("start %s: %w", spec.command, err)}
+			return nil, &manager.PermanentError{Err: fmt.Errorf("start %s: %w", spec.command, err)}
 		}
 		return nil, fmt.Errorf("start %s: %w", spec.command, err)
 	}

@@ -1,6 +1,8 @@
 package mcpgo
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,10 +20,10 @@ import (
 )
 
 // Connector opens sessions to registry entries for an
-// mcpruntime.Manager:
+// manager.Manager:
 //
-//	reg := mcpruntime.NewRegistry(store, policy)
-//	m := mcpruntime.NewManager(reg, mcpgo.NewConnector(policy))
+//	reg := manager.NewRegistry(store, policy)
+//	m := manager.NewManager(reg, mcpgo.NewConnector(policy))
 //
 // stdio servers run as subprocesses whose output lines are capped
 // (WithMaxMessageBytes) and whose exit ends the session, so the manager
@@ -34,7 +36,7 @@ import (
 // connector opens by reconnecting once on the older protocol.
 type Connector struct {
 	allowPrivate bool
-	resolver     mcpruntime.Resolver
+	resolver     manager.Resolver
 	limit        int64
 	stderr       io.Writer
 	opts         []Option
@@ -49,7 +51,7 @@ type ConnectorOption func(*Connector)
 
 // WithDialResolver sets the resolver the dialer uses (default
 // net.DefaultResolver).
-func WithDialResolver(r mcpruntime.Resolver) ConnectorOption {
+func WithDialResolver(r manager.Resolver) ConnectorOption {
 	return func(c *Connector) { c.resolver = r }
 }
 
@@ -79,7 +81,7 @@ func WithConnOptions(opts ...Option) ConnectorOption {
 // NewConnector returns a connector enforcing p's network rules at dial
 // time (AllowPrivateNetworks; p.Resolver, if set, is also the dialer's
 // resolver unless WithDialResolver says otherwise).
-func NewConnector(p mcpruntime.Policy, opts ...ConnectorOption) *Connector {
+func NewConnector(p manager.Policy, opts ...ConnectorOption) *Connector {
 	c := &Connector{allowPrivate: p.AllowPrivateNetworks, resolver: p.Resolver, limit: DefaultMaxMessageBytes,
 		grace: 2 * time.Second, legacy: map[string]bool{}}
 	for _, o := range opts {
@@ -88,10 +90,10 @@ func NewConnector(p mcpruntime.Policy, opts ...ConnectorOption) *Connector {
 	return c
 }
 
-// Connect implements mcpruntime.Connector.
-func (c *Connector) Connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev mcpruntime.SessionEvents) (mcpruntime.Session, error) {
+// Connect implements manager.Connector.
+func (c *Connector) Connect(ctx context.Context, cfg manager.ServerConfig, ev manager.SessionEvents) (manager.Session, error) {
 	s, err := c.connect(ctx, cfg, ev)
-	if err != nil || cfg.Transport.Kind != mcpruntime.TransportHTTP || s.modern || c.isLegacy(cfg.ID) {
+	if err != nil || cfg.Transport.Kind != manager.TransportHTTP || s.modern || c.isLegacy(cfg.ID) {
 		return s, err
 	}
 	// An older protocol over streamable HTTP sends tool-list changes only
@@ -111,13 +113,13 @@ func (c *Connector) isLegacy(id string) bool {
 	return c.legacy[id]
 }
 
-func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev mcpruntime.SessionEvents) (*session, error) {
+func (c *Connector) connect(ctx context.Context, cfg manager.ServerConfig, ev manager.SessionEvents) (*session, error) {
 	life, cancel := context.WithCancel(context.Background())
-	s := &session{server: cfg.ID, done: make(chan struct{}), life: life, cancel: cancel, sse: cfg.Transport.Kind == mcpruntime.TransportSSE}
+	s := &session{server: cfg.ID, done: make(chan struct{}), life: life, cancel: cancel, sse: cfg.Transport.Kind == manager.TransportSSE}
 	opts := slices.Concat([]Option{WithName(cfg.ID), WithConnectTimeout(cfg.EffectiveConnectTimeout())}, c.opts)
 	t := cfg.Transport
 	switch t.Kind {
-	case mcpruntime.TransportStdio:
+	case manager.TransportStdio:
 		env := make([]string, 0, len(t.Env))
 		for _, k := range slices.Sorted(mapsKeys(t.Env)) {
 			env = append(env, k+"="+t.Env[k])
@@ -132,7 +134,7 @@ func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev
 			s.watch(p)
 			return wrapList(p), nil
 		})
-	case mcpruntime.TransportHTTP, mcpruntime.TransportSSE:
+	case manager.TransportHTTP, manager.TransportSSE:
 		g := &GuardedDialer{AllowPrivate: c.allowPrivate, Resolver: c.resolver}
 		hc := guardedClient(g, c.limit, cfg.ID, s.lose)
 		s.closeIdle = hc.CloseIdleConnections
@@ -149,7 +151,7 @@ func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev
 		legacy := c.isLegacy(cfg.ID)
 		kind, url := t.Kind, t.URL
 		s.conn = newConn(conf, func(cf *config) (transport.Interface, error) {
-			if kind == mcpruntime.TransportSSE {
+			if kind == manager.TransportSSE {
 				o := slices.Concat(cf.sseOpts, []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithHeaders(mergeHeaders(cf.headers, headers)), transport.WithHeaderFunc(cf.requestHeaders)})
 				tr, err := transport.NewSSE(url, o...)
 				if err != nil {
@@ -169,7 +171,7 @@ func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev
 		})
 	default:
 		cancel()
-		return nil, &mcpruntime.PermanentError{Err: fmt.Errorf("server %q: unknown transport %q", cfg.ID, string(t.Kind))}
+		return nil, &manager.PermanentError{Err: fmt.Errorf("server %q: unknown transport %q", cfg.ID, string(t.Kind))}
 	}
 	cli, err := s.conn.Client(ctx)
 	if err != nil {
@@ -182,7 +184,7 @@ func (c *Connector) connect(ctx context.Context, cfg mcpruntime.ServerConfig, ev
 		}
 	})
 	s.modern = mcp.IsModernProtocol(cli.ProtocolVersion())
-	if s.modern && t.Kind != mcpruntime.TransportStdio {
+	if s.modern && t.Kind != manager.TransportStdio {
 		// Modern HTTP transports deliver notifications only on a
 		// subscriptions/listen stream. Losing it loses the notifications,
 		// so the session counts as lost and the next call reconnects.
@@ -275,10 +277,10 @@ func (s *session) reason() error {
 	return why
 }
 
-// Done implements mcpruntime.Session.
+// Done implements manager.Session.
 func (s *session) Done() <-chan struct{} { return s.done }
 
-// Close implements mcpruntime.Session.
+// Close implements manager.Session.
 func (s *session) Close() error {
 	if s.stopListen != nil {
 		s.stopListen()
@@ -320,9 +322,9 @@ func (s *session) explain(err error) error {
 			}
 		}
 	}
-	var be *mcpruntime.BlockedAddressError
+	var be *manager.BlockedAddressError
 	if errors.As(err, &be) {
-		return &mcpruntime.PermanentError{Err: err}
+		return &manager.PermanentError{Err: err}
 	}
 	return err
 }
@@ -361,7 +363,7 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 	if errors.Is(err, transport.ErrSessionTerminated) {
 		s.lose(err)
 	}
-	if ctx.Err() == nil && (errors.Is(err, transport.ErrTransportClosed) || s.isDone()) && !errors.Is(err, mcpruntime.ErrNotSent) {
+	if ctx.Err() == nil && (errors.Is(err, transport.ErrTransportClosed) || s.isDone()) && !errors.Is(err, manager.ErrNotSent) {
 		if errors.Is(err, context.Canceled) {
 			// Cancelled above because the session ended, not by the caller.
 			err = transport.ErrTransportClosed
@@ -401,9 +403,9 @@ func (s *session) isDone() bool {
 	}
 }
 
-// ListTools implements mcpruntime.Session from the raw tools/list pages,
+// ListTools implements manager.Session from the raw tools/list pages,
 // since mcp-go's own types drop schema keywords.
-func (s *session) ListTools(ctx context.Context) ([]mcpruntime.ToolInfo, error) {
+func (s *session) ListTools(ctx context.Context) ([]manager.ToolInfo, error) {
 	cli, err := s.conn.Client(ctx)
 	if err != nil {
 		return nil, err
@@ -415,7 +417,7 @@ func (s *session) ListTools(ctx context.Context) ([]mcpruntime.ToolInfo, error) 
 		}
 		return nil, s.conn.errorf("list tools of %s: %w", s.server, err)
 	}
-	var out []mcpruntime.ToolInfo
+	var out []manager.ToolInfo
 	for _, page := range sink.get() {
 		ts, err := parseTools(page)
 		if err != nil {
@@ -441,14 +443,14 @@ type rawTool struct {
 	} `json:"annotations"`
 }
 
-func parseTools(page json.RawMessage) ([]mcpruntime.ToolInfo, error) {
+func parseTools(page json.RawMessage) ([]manager.ToolInfo, error) {
 	var p struct {
 		Tools []rawTool `json:"tools"`
 	}
 	if err := json.Unmarshal(page, &p); err != nil {
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
-	out := make([]mcpruntime.ToolInfo, 0, len(p.Tools))
+	out := make([]manager.ToolInfo, 0, len(p.Tools))
 	for _, t := range p.Tools {
 		a := mcpruntime.DefaultAnnotations()
 		a.Title = t.Annotations.Title
@@ -461,7 +463,7 @@ func parseTools(page json.RawMessage) ([]mcpruntime.ToolInfo, error) {
 		if title == "" {
 			title = a.Title
 		}
-		out = append(out, mcpruntime.ToolInfo{Name: t.Name, Title: title, Description: t.Description, Annotations: a,
+		out = append(out, manager.ToolInfo{Name: t.Name, Title: title, Description: t.Description, Annotations: a,
 			InputSchema: t.InputSchema, OutputSchema: nullIsNone(t.OutputSchema)})
 	}
 	return out, nil
@@ -481,4 +483,4 @@ func nullIsNone(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-var _ mcpruntime.Connector = (*Connector)(nil)
+var _ manager.Connector = (*Connector)(nil)

@@ -1,6 +1,8 @@
 package mcpgo_test
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -198,8 +200,8 @@ func managerFixture() *server.MCPServer {
 type env struct {
 	t      *testing.T
 	dir    string
-	reg    *mcpruntime.Registry
-	policy mcpruntime.Policy
+	reg    *manager.Registry
+	policy manager.Policy
 	sleeps atomic.Int64 // backoff waits taken
 }
 
@@ -220,16 +222,16 @@ func newEnv(t *testing.T) *env {
 		t.Skipf("cannot link the fixture: %v", err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	p := mcpruntime.Policy{StdioCommands: []string{"mcpgen-fixture"}, AllowPrivateNetworks: true}
-	return &env{t: t, dir: dir, reg: mcpruntime.NewRegistry(mcpruntime.NewMemoryServerStore(), p), policy: p}
+	p := manager.Policy{StdioCommands: []string{"mcpgen-fixture"}, AllowPrivateNetworks: true}
+	return &env{t: t, dir: dir, reg: manager.NewRegistry(manager.NewMemoryServerStore(), p), policy: p}
 }
 
 func (e *env) file(name string) string { return filepath.Join(e.dir, name) }
 
 // stdio registers the fixture as a stdio server.
-func (e *env) stdio(id, mode string, edit func(*mcpruntime.ServerConfig), extraEnv ...string) {
+func (e *env) stdio(id, mode string, edit func(*manager.ServerConfig), extraEnv ...string) {
 	e.t.Helper()
-	cfg := mcpruntime.ServerConfig{ID: id, Transport: mcpruntime.Transport{Kind: mcpruntime.TransportStdio, Command: "mcpgen-fixture",
+	cfg := manager.ServerConfig{ID: id, Transport: manager.Transport{Kind: manager.TransportStdio, Command: "mcpgen-fixture",
 		Env: map[string]string{managerModeEnv: mode, "FIX_PIDS": e.file(id + ".pids"), "FIX_COUNT": e.file(id + ".count")}}}
 	for i := 0; i+1 < len(extraEnv); i += 2 {
 		cfg.Transport.Env[extraEnv[i]] = extraEnv[i+1]
@@ -242,18 +244,18 @@ func (e *env) stdio(id, mode string, edit func(*mcpruntime.ServerConfig), extraE
 	}
 }
 
-func (e *env) manager(opts ...mcpruntime.ManagerOption) *mcpruntime.Manager {
+func (e *env) manager(opts ...manager.ManagerOption) *manager.Manager {
 	return e.managerWith(nil, opts...)
 }
 
-func (e *env) managerWith(copts []mcpgo.ConnectorOption, opts ...mcpruntime.ManagerOption) *mcpruntime.Manager {
+func (e *env) managerWith(copts []mcpgo.ConnectorOption, opts ...manager.ManagerOption) *manager.Manager {
 	e.t.Helper()
 	copts = append([]mcpgo.ConnectorOption{mcpgo.WithShutdownGrace(200 * time.Millisecond)}, copts...)
-	base := []mcpruntime.ManagerOption{
-		mcpruntime.WithSleep(func(ctx context.Context, _ time.Duration) error { e.sleeps.Add(1); return ctx.Err() }),
-		mcpruntime.WithJitter(func() float64 { return 0.5 }),
+	base := []manager.ManagerOption{
+		manager.WithSleep(func(ctx context.Context, _ time.Duration) error { e.sleeps.Add(1); return ctx.Err() }),
+		manager.WithJitter(func() float64 { return 0.5 }),
 	}
-	m := mcpruntime.NewManager(e.reg, mcpgo.NewConnector(e.policy, copts...), append(base, opts...)...)
+	m := manager.NewManager(e.reg, mcpgo.NewConnector(e.policy, copts...), append(base, opts...)...)
 	e.t.Cleanup(func() { _ = m.CloseAll() })
 	return m
 }

@@ -1,6 +1,8 @@
 package mcpgo_test
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +26,7 @@ func TestManagerSharesOneConnection(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil, "FIX_SLOW", "200ms") // slow start: callers pile up on one attempt
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestManagerCrashMidCallIsNotRetried(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix"}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestManagerRetriesIdempotentCrash(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"idem_crash_once"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"idem_crash_once"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,21 +110,21 @@ func readFile(t *testing.T, name string) string {
 
 func TestManagerHangingAndGarbageServers(t *testing.T) {
 	e := newEnv(t)
-	short := func(c *mcpruntime.ServerConfig) { c.ConnectTimeout = 300 * time.Millisecond; c.MaxRetries = 1 }
+	short := func(c *manager.ServerConfig) { c.ConnectTimeout = 300 * time.Millisecond; c.MaxRetries = 1 }
 	e.stdio("hang", "hang", short)
 	// Long enough for the process to start and write under a loaded race
 	// detector: the error should say what it wrote.
-	e.stdio("garbage", "garbage", func(c *mcpruntime.ServerConfig) {
+	e.stdio("garbage", "garbage", func(c *manager.ServerConfig) {
 		c.ConnectTimeout = time.Second
-		c.MaxRetries = mcpruntime.NoRetries
+		c.MaxRetries = manager.NoRetries
 	})
 	m := e.manager()
-	_, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "hang"}, {Server: "garbage"}})
-	var pe *mcpruntime.PreflightError
+	_, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "hang"}, {Server: "garbage"}})
+	var pe *manager.PreflightError
 	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
 		t.Fatalf("Toolset = %v", err)
 	}
-	var ce *mcpruntime.ConnectError
+	var ce *manager.ConnectError
 	if !errors.As(pe.Problems[0], &ce) || ce.Attempts != 2 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("hanging server: %v", pe.Problems[0])
 	}
@@ -139,10 +141,10 @@ func TestManagerHangingAndGarbageServers(t *testing.T) {
 
 func TestManagerToolTimeoutAndBreaker(t *testing.T) {
 	e := newEnv(t)
-	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.ToolTimeout = 100 * time.Millisecond })
+	e.stdio("fix", "serve", func(c *manager.ServerConfig) { c.ToolTimeout = 100 * time.Millisecond })
 	clk := &clock{t: time.Unix(0, 0)}
-	m := e.manager(mcpruntime.WithClock(clk.now), mcpruntime.WithBreaker(mcpruntime.BreakerConfig{FailureThreshold: 2, CoolDown: time.Minute, SuccessThreshold: 1}))
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"sleep", "fail", "count"}}})
+	m := e.manager(manager.WithClock(clk.now), manager.WithBreaker(manager.BreakerConfig{FailureThreshold: 2, CoolDown: time.Minute, SuccessThreshold: 1}))
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"sleep", "fail", "count"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func TestManagerToolTimeoutAndBreaker(t *testing.T) {
 		}
 	}
 	_, err = invoke(t, ts, "fail", `{}`)
-	if !errors.Is(err, mcpruntime.ErrCircuitOpen) {
+	if !errors.Is(err, manager.ErrCircuitOpen) {
 		t.Fatalf("third call: %v", err)
 	}
 	if n := countLines(t, e.file("fix.count")); n != 2 {
@@ -169,7 +171,7 @@ func TestManagerToolTimeoutAndBreaker(t *testing.T) {
 		t.Errorf("another tool of the server: %v", err)
 	}
 	clk.advance(time.Minute)
-	if m.CircuitState("fix", "fail") != mcpruntime.BreakerHalfOpen {
+	if m.CircuitState("fix", "fail") != manager.BreakerHalfOpen {
 		t.Errorf("state after the cool-down: %v", m.CircuitState("fix", "fail"))
 	}
 }
@@ -190,7 +192,7 @@ func TestManagerOversizedReply(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
 	m := e.managerWith([]mcpgo.ConnectorOption{mcpgo.WithMaxMessageBytes(64 << 10)})
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"big", "echo"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"big", "echo"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +212,7 @@ func TestManagerOversizedReply(t *testing.T) {
 	if _, err := e.reg.Save(context.Background(), httpCfg("web", h.url())); err != nil {
 		t.Fatal(err)
 	}
-	ts, err = m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "web", Tools: []string{"big"}}})
+	ts, err = m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "web", Tools: []string{"big"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +221,8 @@ func TestManagerOversizedReply(t *testing.T) {
 	}
 }
 
-func httpCfg(id, url string) mcpruntime.ServerConfig {
-	return mcpruntime.ServerConfig{ID: id, Transport: mcpruntime.Transport{Kind: mcpruntime.TransportHTTP, URL: url}}
+func httpCfg(id, url string) manager.ServerConfig {
+	return manager.ServerConfig{ID: id, Transport: manager.Transport{Kind: manager.TransportHTTP, URL: url}}
 }
 
 func TestManagerListChanged(t *testing.T) {
@@ -232,14 +234,14 @@ func TestManagerListChanged(t *testing.T) {
 	}
 	sse := servertest.NewTestServer(managerFixture())
 	t.Cleanup(sse.Close)
-	if _, err := e.reg.Save(context.Background(), mcpruntime.ServerConfig{ID: "sse", Transport: mcpruntime.Transport{Kind: mcpruntime.TransportSSE, URL: sse.URL + "/sse"}}); err != nil {
+	if _, err := e.reg.Save(context.Background(), manager.ServerConfig{ID: "sse", Transport: manager.Transport{Kind: manager.TransportSSE, URL: sse.URL + "/sse"}}); err != nil {
 		t.Fatal(err)
 	}
-	m := e.manager(mcpruntime.WithToolCacheTTL(time.Hour))
+	m := e.manager(manager.WithToolCacheTTL(time.Hour))
 	for _, id := range []string{"fix", "web", "sse"} {
 		t.Run(id, func(t *testing.T) {
 			ctx := context.Background()
-			ts, err := m.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: id, Tools: []string{"grow"}}})
+			ts, err := m.Toolset(ctx, "agent", []manager.ToolSource{{Server: id, Tools: []string{"grow"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +264,7 @@ func TestManagerListChanged(t *testing.T) {
 	}
 }
 
-func hasTool(ts []mcpruntime.ToolInfo, name string) bool {
+func hasTool(ts []manager.ToolInfo, name string) bool {
 	for _, t := range ts {
 		if t.Name == name {
 			return true
@@ -279,7 +281,7 @@ func TestManagerHTTPRefusedAndRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "web", Tools: []string{"count"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "web", Tools: []string{"count"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestManagerHTTPRefusedAndRestarted(t *testing.T) {
 	h.stop()
 	before := e.sleeps.Load()
 	_, err = invoke(t, ts, "count", `{}`)
-	if err == nil || !errors.Is(err, mcpruntime.ErrNotSent) || !strings.Contains(err.Error(), "refused") {
+	if err == nil || !errors.Is(err, manager.ErrNotSent) || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("call to a stopped server: %v", err)
 	}
 	if n := e.sleeps.Load() - before; n < 1 {
@@ -311,9 +313,9 @@ func TestManagerHTTPRefusedAndRestarted(t *testing.T) {
 	if _, err := e.reg.Save(context.Background(), down); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "down"}})
-	var ce *mcpruntime.ConnectError
-	if !errors.As(err, &ce) || ce.Attempts != 3 || !errors.Is(err, mcpruntime.ErrNotSent) {
+	_, err = m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "down"}})
+	var ce *manager.ConnectError
+	if !errors.As(err, &ce) || ce.Attempts != 3 || !errors.Is(err, manager.ErrNotSent) {
 		t.Fatalf("refused connections: %v", err)
 	}
 	if strings.Contains(err.Error(), "secret-0123456789") {
@@ -343,24 +345,24 @@ func TestManagerSSRFCheckedAtDialTime(t *testing.T) {
 	h := startHTTP(t)
 	_, port, _ := strings.Cut(h.addr, ":")
 	res := &rebinding{to: netip.MustParseAddr("127.0.0.1")}
-	p := mcpruntime.Policy{Resolver: res} // private networks not allowed
-	store := mcpruntime.NewMemoryServerStore()
-	reg := mcpruntime.NewRegistry(store, p)
+	p := manager.Policy{Resolver: res} // private networks not allowed
+	store := manager.NewMemoryServerStore()
+	reg := manager.NewRegistry(store, p)
 	// On save the name resolves to a public address and passes.
 	if _, err := reg.Save(context.Background(), httpCfg("evil", "http://mcp.rebind.test:"+port+"/mcp")); err != nil {
 		t.Fatal(err)
 	}
 	// Loading resolves again (now private) and refuses: use a registry that
 	// does not resolve, so the dial-time check is what is tested.
-	m := mcpruntime.NewManager(mcpruntime.NewRegistry(store, mcpruntime.Policy{}), mcpgo.NewConnector(mcpruntime.Policy{}, mcpgo.WithDialResolver(res)),
-		mcpruntime.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	m := manager.NewManager(manager.NewRegistry(store, manager.Policy{}), mcpgo.NewConnector(manager.Policy{}, mcpgo.WithDialResolver(res)),
+		manager.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 	defer m.CloseAll()
-	_, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "evil"}})
-	var be *mcpruntime.BlockedAddressError
+	_, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "evil"}})
+	var be *manager.BlockedAddressError
 	if !errors.As(err, &be) || be.Reason != "loopback" || !strings.Contains(err.Error(), "mcp.rebind.test") {
 		t.Fatalf("rebinding to loopback: %v", err)
 	}
-	var ce *mcpruntime.ConnectError
+	var ce *manager.ConnectError
 	if errors.As(err, &ce) && ce.Attempts != 1 {
 		t.Errorf("a refused address was retried %d times", ce.Attempts-1)
 	}
@@ -369,10 +371,10 @@ func TestManagerSSRFCheckedAtDialTime(t *testing.T) {
 	}
 	// The same name and resolver with private networks allowed connects,
 	// so it was the guard that refused.
-	dev := mcpruntime.Policy{AllowPrivateNetworks: true}
-	m2 := mcpruntime.NewManager(mcpruntime.NewRegistry(store, dev), mcpgo.NewConnector(dev, mcpgo.WithDialResolver(res)))
+	dev := manager.Policy{AllowPrivateNetworks: true}
+	m2 := manager.NewManager(manager.NewRegistry(store, dev), mcpgo.NewConnector(dev, mcpgo.WithDialResolver(res)))
 	defer m2.CloseAll()
-	if _, err := m2.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "evil", Tools: []string{"echo"}}}); err != nil {
+	if _, err := m2.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "evil", Tools: []string{"echo"}}}); err != nil {
 		t.Fatal(err)
 	}
 	// The metadata address stays blocked even then.
@@ -387,26 +389,26 @@ func TestManagerSSRFCheckedAtDialTime(t *testing.T) {
 func TestManagerPreflightAndAccess(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
-	e.stdio("private", "serve", func(c *mcpruntime.ServerConfig) { c.AllowedAgents = []string{"billing"} })
+	e.stdio("private", "serve", func(c *manager.ServerConfig) { c.AllowedAgents = []string{"billing"} })
 	m := e.manager()
 	ctx := context.Background()
-	_, err := m.Toolset(ctx, "support", []mcpruntime.ToolSource{{Server: "nowhere"}, {Server: "private"}, {Server: "fix"}})
-	var pe *mcpruntime.PreflightError
-	if !errors.As(err, &pe) || len(pe.Problems) != 2 || !errors.Is(err, mcpruntime.ErrServerNotFound) || !errors.Is(err, mcpruntime.ErrAgentNotAllowed) {
+	_, err := m.Toolset(ctx, "support", []manager.ToolSource{{Server: "nowhere"}, {Server: "private"}, {Server: "fix"}})
+	var pe *manager.PreflightError
+	if !errors.As(err, &pe) || len(pe.Problems) != 2 || !errors.Is(err, manager.ErrServerNotFound) || !errors.Is(err, manager.ErrAgentNotAllowed) {
 		t.Fatalf("offline preflight: %v", err)
 	}
 	if n := countLines(t, e.file("private.pids")) + countLines(t, e.file("fix.pids")); n != 0 {
 		t.Errorf("%d servers started for a toolset that cannot be built", n)
 	}
-	_, err = m.Toolset(ctx, "support", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo", "nope", "gone"}}})
+	_, err = m.Toolset(ctx, "support", []manager.ToolSource{{Server: "fix", Tools: []string{"echo", "nope", "gone"}}})
 	var me *mcpruntime.MissingToolError
 	if !errors.As(err, &me) || strings.Join(me.Tools, ",") != "nope,gone" || !strings.Contains(err.Error(), `"echo"`) {
 		t.Fatalf("missing tools: %v", err)
 	}
-	if _, err := m.Toolset(ctx, "billing", []mcpruntime.ToolSource{{Server: "private", Tools: []string{"echo"}}}); err != nil {
+	if _, err := m.Toolset(ctx, "billing", []manager.ToolSource{{Server: "private", Tools: []string{"echo"}}}); err != nil {
 		t.Errorf("allowed agent: %v", err)
 	}
-	if _, err := m.Caller(ctx, "support", "private"); !errors.Is(err, mcpruntime.ErrAgentNotAllowed) {
+	if _, err := m.Caller(ctx, "support", "private"); !errors.Is(err, manager.ErrAgentNotAllowed) {
 		t.Errorf("Caller for a denied agent: %v", err)
 	}
 }
@@ -418,23 +420,23 @@ func TestManagerDriftPolicy(t *testing.T) {
 	// Bindings generated from an older echo whose schema had no "n".
 	old := &mcpruntime.Descriptor{Name: "echo", Annotations: mcpruntime.DefaultAnnotations(),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}
-	old.SchemaHash = mcpruntime.SchemaHash(old.InputSchema, nil)
+	old.SchemaHash = manager.SchemaHash(old.InputSchema, nil)
 	current := &mcpruntime.Descriptor{Name: "echo", Annotations: mcpruntime.DefaultAnnotations(), InputSchema: json.RawMessage(objectIn)}
-	current.SchemaHash = mcpruntime.SchemaHash(json.RawMessage(" "+objectIn+" "), nil)
+	current.SchemaHash = manager.SchemaHash(json.RawMessage(" "+objectIn+" "), nil)
 	bind := func(d *mcpruntime.Descriptor) func(mcpruntime.Caller, ...mcpruntime.Option) []mcpruntime.Invoker {
 		return func(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 			return []mcpruntime.Invoker{mcpruntime.NewTool[EmptyInput, mcpruntime.NoOutput](d, c, opts...)}
 		}
 	}
-	strict := e.manager(mcpruntime.WithDriftPolicy(mcpruntime.DriftFail))
+	strict := e.manager(manager.WithDriftPolicy(manager.DriftFail))
 	// Drift known when the toolset is built fails at start.
-	_, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(old)}})
-	var de *mcpruntime.DriftError
-	var pe *mcpruntime.PreflightError
+	_, err := strict.Toolset(ctx, "agent", []manager.ToolSource{{Server: "fix", Bind: bind(old)}})
+	var de *manager.DriftError
+	var pe *manager.PreflightError
 	if !errors.As(err, &pe) || !errors.As(err, &de) || de.Want != old.SchemaHash || de.Tool != "echo" || !strings.Contains(err.Error(), "regenerate") {
 		t.Fatalf("drift under DriftFail at start: %v", err)
 	}
-	ts, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Bind: bind(current)}})
+	ts, err := strict.Toolset(ctx, "agent", []manager.ToolSource{{Server: "fix", Bind: bind(current)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +445,7 @@ func TestManagerDriftPolicy(t *testing.T) {
 	}
 	// The server changes echo under a running toolset: list_changed drops
 	// the cached list, and the next call finds the drift.
-	admin, err := strict.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"reshape"}}})
+	admin, err := strict.Toolset(ctx, "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"reshape"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,10 +464,10 @@ func TestManagerDriftPolicy(t *testing.T) {
 	}
 
 	var mu sync.Mutex
-	var warned []*mcpruntime.DriftError
-	lenient := e.manager(mcpruntime.WithDriftHandler(func(d *mcpruntime.DriftError) { mu.Lock(); warned = append(warned, d); mu.Unlock() }))
+	var warned []*manager.DriftError
+	lenient := e.manager(manager.WithDriftHandler(func(d *manager.DriftError) { mu.Lock(); warned = append(warned, d); mu.Unlock() }))
 	e.stdio("fix2", "serve", nil)
-	ts, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix2", Bind: bind(old)}})
+	ts, err = lenient.Toolset(ctx, "agent", []manager.ToolSource{{Server: "fix2", Bind: bind(old)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +480,7 @@ func TestManagerDriftPolicy(t *testing.T) {
 		t.Errorf("%d drift warnings, want 1", len(warned))
 	}
 	// Bindings lacking a tool the source names.
-	_, err = lenient.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: "fix2", Tools: []string{"echo", "count"}, Bind: bind(old)}})
+	_, err = lenient.Toolset(ctx, "agent", []manager.ToolSource{{Server: "fix2", Tools: []string{"echo", "count"}, Bind: bind(old)}})
 	if err == nil || !strings.Contains(err.Error(), `bindings have no "count"`) {
 		t.Errorf("unbound tool: %v", err)
 	}
@@ -486,9 +488,9 @@ func TestManagerDriftPolicy(t *testing.T) {
 
 func TestManagerConcurrencyCap(t *testing.T) {
 	e := newEnv(t)
-	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.MaxConcurrentCalls = 2 })
+	e.stdio("fix", "serve", func(c *manager.ServerConfig) { c.MaxConcurrentCalls = 2 })
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"inflight"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"inflight"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +524,7 @@ func TestManagerGoToolsJoinToolset(t *testing.T) {
 		mcpruntime.GoToolOptions{}, func(context.Context, EmptyInput) (mcpruntime.ModelResult, error) {
 			return mcpruntime.ModelResult{Text: "noon"}, nil
 		})
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}}, clockTool)
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"echo"}}}, clockTool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +545,7 @@ func TestManagerGoToolsJoinToolset(t *testing.T) {
 	if err := m.CloseAll(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Invoke(ctx, "echo", json.RawMessage(`{"text":"x"}`)); !errors.Is(err, mcpruntime.ErrManagerClosed) {
+	if _, err := ts.Invoke(ctx, "echo", json.RawMessage(`{"text":"x"}`)); !errors.Is(err, manager.ErrManagerClosed) {
 		t.Errorf("call after CloseAll: %v", err)
 	}
 }
@@ -557,7 +559,7 @@ func TestManagerEverythingServer(t *testing.T) {
 	_ = node // the registry takes the bare name "node", from the default allowlist
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.reg.Save(ctx, mcpruntime.ServerConfig{ID: "everything", Transport: mcpruntime.Transport{Kind: mcpruntime.TransportStdio, Command: "node", Args: args}}); err != nil {
+	if _, err := e.reg.Save(ctx, manager.ServerConfig{ID: "everything", Transport: manager.Transport{Kind: manager.TransportStdio, Command: "node", Args: args}}); err != nil {
 		t.Fatal(err)
 	}
 	port := freePort(t)
@@ -585,10 +587,10 @@ func TestManagerEverythingServer(t *testing.T) {
 	if _, err := e.reg.Save(ctx, httpCfg("everything-http", "http://127.0.0.1:"+port+"/mcp")); err != nil {
 		t.Fatal(err)
 	}
-	m := e.manager(mcpruntime.WithToolCacheTTL(time.Hour))
+	m := e.manager(manager.WithToolCacheTTL(time.Hour))
 	for _, id := range []string{"everything", "everything-http"} {
 		t.Run(id, func(t *testing.T) {
-			ts, err := m.Toolset(ctx, "agent", []mcpruntime.ToolSource{{Server: id, Tools: []string{"echo", "get-sum"}}})
+			ts, err := m.Toolset(ctx, "agent", []manager.ToolSource{{Server: id, Tools: []string{"echo", "get-sum"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -631,7 +633,7 @@ func TestManagerToolCacheTTL(t *testing.T) {
 	}
 	ctx := context.Background()
 	clk := &clock{t: time.Unix(0, 0)}
-	m := e.manager(mcpruntime.WithClock(clk.now), mcpruntime.WithToolCacheTTL(time.Minute))
+	m := e.manager(manager.WithClock(clk.now), manager.WithToolCacheTTL(time.Minute))
 	for range 3 {
 		if _, err := m.Tools(ctx, "agent", "web"); err != nil {
 			t.Fatal(err)
@@ -648,7 +650,7 @@ func TestManagerToolCacheTTL(t *testing.T) {
 		t.Errorf("%d tools/list requests after the TTL, want 2", n)
 	}
 
-	uncached := e.manager(mcpruntime.WithToolCacheTTL(0))
+	uncached := e.manager(manager.WithToolCacheTTL(0))
 	before := h.lists.Load()
 	for range 3 {
 		if _, err := uncached.Tools(ctx, "agent", "web"); err != nil {
@@ -663,9 +665,9 @@ func TestManagerToolCacheTTL(t *testing.T) {
 func TestManagerConcurrentCallsAcrossReconnects(t *testing.T) {
 	e := newEnv(t)
 	// Each of the three reconnects can cut a call off once.
-	e.stdio("fix", "serve", func(c *mcpruntime.ServerConfig) { c.MaxRetries = 5 })
+	e.stdio("fix", "serve", func(c *manager.ServerConfig) { c.MaxRetries = 5 })
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"echo"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

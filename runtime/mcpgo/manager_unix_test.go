@@ -3,21 +3,21 @@
 package mcpgo_test
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/manager"
+
 	"context"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 func TestManagerRestartBetweenCalls(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
 	m := e.manager()
-	ts, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"count"}}})
+	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"count"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestManagerKillsWhatTheServerStarted(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "spawner", nil, "FIX_CHILD", e.file("child"))
 	m := e.manager()
-	if _, err := m.Toolset(context.Background(), "agent", []mcpruntime.ToolSource{{Server: "fix", Tools: []string{"echo"}}}); err != nil {
+	if _, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"echo"}}}); err != nil {
 		t.Fatal(err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, e.file("child"))))

@@ -165,11 +165,11 @@ func (e *emitter) descriptors(f File) []jen.Code {
 		}))))
 }
 
-// invokers emits a function with the signature of mcpruntime.ToolSource's
+// invokers emits a function with the signature of manager.ToolSource's
 // Bind, so a connection manager can build every typed tool of the server
 // over its own connection.
 func (e *emitter) invokers(f File) []jen.Code {
-	out := doc(fmt.Sprintf("%s builds every typed tool of the %s server over c, each with opts; its signature is mcpruntime.ToolSource's Bind, for a connection manager.", f.Server.InvokersFunc(), f.Server.Label))
+	out := doc(fmt.Sprintf("%s builds every typed tool of the %s server over c, each with opts; its signature is that of ToolSource.Bind in package runtime/manager, for a connection manager.", f.Server.InvokersFunc(), f.Server.Label))
 	return append(out, jen.Func().Id(f.Server.InvokersFunc()).Params(jen.Id("c").Add(rt("Caller")), jen.Id("opts").Op("...").Add(rt("Option"))).Index().Add(rt("Invoker")).Block(
 		jen.Return(jen.Index().Add(rt("Invoker")).ValuesFunc(func(g *jen.Group) {
 			for _, t := range f.Tools {

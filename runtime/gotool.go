@@ -28,7 +28,7 @@ type GoToolOptions struct {
 // ledger with the External flag. I is an Input-like type with a Validate
 // method, as the generator emits or as written by hand.
 func NewGoTool[I any, PI Validator[I]](desc *Descriptor, opts GoToolOptions, fn func(ctx context.Context, in I) (ModelResult, error)) *GoTool {
-	g := &GoTool{desc: desc, external: opts.External, timeout: effective(opts.Timeout, DefaultTimeout)}
+	g := &GoTool{desc: desc, external: opts.External, timeout: effectiveTimeout(opts.Timeout)}
 	g.invoke = func(ctx context.Context, args json.RawMessage) (ModelResult, bool, error) {
 		args = bytes.TrimSpace(args)
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
@@ -75,8 +75,6 @@ func (g *GoTool) Invoke(ctx context.Context, args json.RawMessage) (ModelResult,
 	return ft.Invoke(ctx, args)
 }
 
-type timedOutKey struct{}
-
 // run calls f under the timeout, in its own goroutine so that a function
 // ignoring its context cannot hold the caller past it.
 func (g *GoTool) run(ctx context.Context, f func(context.Context) (ModelResult, error)) (ModelResult, bool, error) {
@@ -114,38 +112,17 @@ func (g *GoTool) run(ctx context.Context, f func(context.Context) (ModelResult, 
 }
 
 func (g *GoTool) timedOut(ctx context.Context) (ModelResult, bool, error) {
-	if p, ok := ctx.Value(timedOutKey{}).(*bool); ok {
-		*p = true
-	}
-	return ModelResult{IsError: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", g.timeout)}, false, nil
+	return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", g.timeout)}, false, nil
 }
 
-// guardedGo puts a Go tool behind a circuit breaker of its own.
-type guardedGo struct {
-	Invoker
-	b *breaker
-}
-
-func (m *Manager) guardGo(t Invoker) Invoker {
-	name := t.Descriptor().Name
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b := m.goTools[name]
-	if b == nil {
-		b = newBreaker(m.breaker, m.now, "", name)
-		m.goTools[name] = b
+// effectiveTimeout reads a GoToolOptions timeout: 0 is the default,
+// negative (NoTimeout) none.
+func effectiveTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultTimeout
+	case d < 0:
+		return 0
 	}
-	return &guardedGo{Invoker: t, b: b}
-}
-
-// Invoke implements Invoker.
-func (g *guardedGo) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
-	done, err := g.b.allow()
-	if err != nil {
-		return ModelResult{}, err
-	}
-	timedOut := false
-	m, err := g.Invoker.Invoke(context.WithValue(ctx, timedOutKey{}, &timedOut), args)
-	done(timedOut || (err != nil && ctx.Err() == nil))
-	return m, err
+	return d
 }

@@ -1,4 +1,4 @@
-package mcpruntime
+package manager
 
 import (
 	"errors"

@@ -1,6 +1,10 @@
-package mcpruntime
+package manager
 
 import (
+	"strconv"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,14 +17,14 @@ import (
 // through the server's breaker, concurrency cap, drift check and retries.
 type managedCaller struct {
 	s     *server
-	tools map[string]*Descriptor // the descriptors the tools were built from
+	tools map[string]*mcpruntime.Descriptor // the descriptors the tools were built from
 }
 
 // Name labels the server in provenance records and approvals.
 func (c *managedCaller) Name() string { return c.s.id }
 
 // CallTool implements Caller.
-func (c *managedCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
+func (c *managedCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
 	return c.s.call(ctx, c.tools[name], name, args)
 }
 
@@ -39,7 +43,7 @@ func (c *managedCaller) ToolNames(ctx context.Context) ([]string, error) {
 
 // call makes one logical tool call: breaker, drift check, concurrency cap,
 // then the call itself with retries where they cannot run the tool twice.
-func (s *server) call(ctx context.Context, desc *Descriptor, name string, args json.RawMessage) (res *Result, err error) {
+func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name string, args json.RawMessage) (res *mcpruntime.Result, err error) {
 	done, err := s.breakerFor(name).allow()
 	if err != nil {
 		return nil, err
@@ -107,9 +111,9 @@ func (s *server) call(ctx context.Context, desc *Descriptor, name string, args j
 // transportError reports whether err is a failure of the connection rather
 // than an answer from the server.
 func transportError(err error) bool {
-	var pe *ProtocolError
-	var me *MissingToolError
-	var te *TimeoutError
+	var pe *mcpruntime.ProtocolError
+	var me *mcpruntime.MissingToolError
+	var te *mcpruntime.TimeoutError
 	return !errors.As(err, &pe) && !errors.As(err, &me) && !errors.As(err, &te) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -126,8 +130,8 @@ func countsAsFailure(ctx context.Context, err error) bool {
 		// the server was too slow; a cancellation is the caller's doing.
 		return errors.Is(ctx.Err(), context.DeadlineExceeded)
 	}
-	var pe *ProtocolError
-	var me *MissingToolError
+	var pe *mcpruntime.ProtocolError
+	var me *mcpruntime.MissingToolError
 	var ce *CircuitOpenError
 	switch {
 	case errors.As(err, &me), errors.As(err, &ce), errors.Is(err, ErrDrift), errors.Is(err, ErrAgentNotAllowed):
@@ -141,14 +145,14 @@ func countsAsFailure(ctx context.Context, err error) bool {
 }
 
 // checkDrift compares the bindings' schema hash with the live tool's.
-func (s *server) checkDrift(ctx context.Context, desc *Descriptor) error {
+func (s *server) checkDrift(ctx context.Context, desc *mcpruntime.Descriptor) error {
 	ts, err := s.tools(ctx)
 	if err != nil {
 		return err
 	}
 	i := slices.IndexFunc(ts, func(t ToolInfo) bool { return t.Name == desc.Name })
 	if i < 0 {
-		return &MissingToolError{Server: s.id, Tools: []string{desc.Name}, Available: toolNames(ts)}
+		return &mcpruntime.MissingToolError{Server: s.id, Tools: []string{desc.Name}, Available: toolNames(ts)}
 	}
 	got := ts[i].SchemaHash()
 	if got == desc.SchemaHash {
@@ -192,10 +196,10 @@ type ToolSource struct {
 	// opts to each (a generated package's constructors do). Without Bind
 	// the tools are built from the live listing: their arguments must be a
 	// JSON object and are otherwise checked by the server only.
-	Bind func(c Caller, opts ...Option) []Invoker
+	Bind func(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker
 	// Options are passed to every tool of the source after the manager's
 	// own (the server's timeout and name): identity, gates.
-	Options []Option
+	Options []mcpruntime.Option
 }
 
 // PreflightError lists everything that keeps a toolset from being built:
@@ -230,7 +234,7 @@ func (e *PreflightError) Unwrap() []error { return e.Problems }
 // and offers every tool named, and that the bindings have them: a
 // *PreflightError lists all that is missing. Go tools (NewGoTool, or any
 // Invoker) join the set with a circuit breaker of their own.
-func (m *Manager) Toolset(ctx context.Context, agent string, sources []ToolSource, goTools ...Invoker) (*Toolset, error) {
+func (m *Manager) Toolset(ctx context.Context, agent string, sources []ToolSource, goTools ...mcpruntime.Invoker) (*mcpruntime.Toolset, error) {
 	var probs []error
 	cfgs := make([]ServerConfig, len(sources))
 	for i, src := range sources {
@@ -245,7 +249,7 @@ func (m *Manager) Toolset(ctx context.Context, agent string, sources []ToolSourc
 		// be built anyway.
 		return nil, &PreflightError{Agent: agent, Problems: probs}
 	}
-	var tools []Invoker
+	var tools []mcpruntime.Invoker
 	for i, src := range sources {
 		ts, err := m.resolve(ctx, cfgs[i], src)
 		if err != nil {
@@ -264,10 +268,10 @@ func (m *Manager) Toolset(ctx context.Context, agent string, sources []ToolSourc
 	if len(probs) > 0 {
 		return nil, &PreflightError{Agent: agent, Problems: probs}
 	}
-	return NewToolset(tools...)
+	return mcpruntime.NewToolset(tools...)
 }
 
-func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource) ([]Invoker, error) {
+func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource) ([]mcpruntime.Invoker, error) {
 	s, err := m.server(cfg.ID)
 	if err != nil {
 		return nil, err
@@ -276,17 +280,17 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 	if err != nil {
 		return nil, err
 	}
-	c := &managedCaller{s: s, tools: map[string]*Descriptor{}}
-	opts := append([]Option{WithTimeout(cfg.EffectiveToolTimeout()), WithServerName(cfg.ID)}, src.Options...)
-	var candidates []Invoker
+	c := &managedCaller{s: s, tools: map[string]*mcpruntime.Descriptor{}}
+	opts := append([]mcpruntime.Option{mcpruntime.WithTimeout(cfg.EffectiveToolTimeout()), mcpruntime.WithServerName(cfg.ID)}, src.Options...)
+	var candidates []mcpruntime.Invoker
 	if src.Bind != nil {
 		candidates = src.Bind(c, opts...)
 	} else {
 		for _, t := range live {
-			candidates = append(candidates, NewTool[dynamicArgs, dynamicOutput](t.Descriptor(), c, opts...))
+			candidates = append(candidates, mcpruntime.NewTool[dynamicArgs, dynamicOutput](t.Descriptor(), c, opts...))
 		}
 	}
-	byName := map[string]Invoker{}
+	byName := map[string]mcpruntime.Invoker{}
 	for _, t := range candidates {
 		if t != nil && t.Descriptor() != nil {
 			byName[t.Descriptor().Name] = t
@@ -304,7 +308,7 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 	}
 	liveNames := toolNames(live)
 	var unbound, missing []string
-	var out []Invoker
+	var out []mcpruntime.Invoker
 	var errs []error
 	for _, n := range want {
 		t, ok := byName[n]
@@ -326,7 +330,7 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 		}
 	}
 	if len(missing) > 0 {
-		errs = append(errs, &MissingToolError{Server: cfg.ID, Tools: missing, Available: liveNames})
+		errs = append(errs, &mcpruntime.MissingToolError{Server: cfg.ID, Tools: missing, Available: liveNames})
 	}
 	if len(unbound) > 0 {
 		errs = append(errs, fmt.Errorf("server %q: the bindings have no %s (regenerate them to include it)", cfg.ID, quoteList(unbound)))
@@ -358,3 +362,11 @@ type dynamicOutput struct{}
 
 func (*dynamicOutput) UnmarshalJSON([]byte) error { return nil }
 func (*dynamicOutput) Validate() error            { return nil }
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}

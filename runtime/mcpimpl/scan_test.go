@@ -1,4 +1,4 @@
-package mcpruntime
+package mcpimpl
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // scanCases are documents near the edges of the JSON grammar.
@@ -27,8 +29,8 @@ var scanCases = []string{
 func TestScannerAgreesWithEncodingJSON(t *testing.T) {
 	check := func(doc string) {
 		t.Helper()
-		if got, want := validJSON([]byte(doc)), json.Valid([]byte(doc)); got != want {
-			t.Errorf("validJSON(%.80q) = %v, json.Valid says %v", doc, got, want)
+		if got, want := jsonscan.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+			t.Errorf("jsonscan.Valid(%.80q) = %v, json.Valid says %v", doc, got, want)
 		}
 	}
 	for _, c := range scanCases {

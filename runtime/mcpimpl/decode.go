@@ -1,4 +1,4 @@
-package mcpruntime
+package mcpimpl
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // The helpers in this file are called by code that mcpgen generates to
@@ -22,7 +25,7 @@ type DecodeFunc[T any] func(raw json.RawMessage, dst *T, ptr string, vs *Violati
 // "string", "number", "boolean" or "null", or "" when data does not start a
 // JSON value. It looks at the first byte only.
 func JSONKind(data []byte) string {
-	i := skipSpace(data, 0)
+	i := jsonscan.SkipSpace(data, 0)
 	if i == len(data) {
 		return ""
 	}
@@ -60,13 +63,13 @@ func DecodeString[T ~string](raw json.RawMessage, dst *T, ptr string, vs *Violat
 		wrongKind(vs, ptr, "string", raw)
 		return
 	}
-	raw = trimJSON(raw)
-	end, plain, ok := scanString(raw, 0)
+	raw = jsonscan.Trim(raw)
+	end, plain, ok := jsonscan.String(raw, 0)
 	if !ok || end != len(raw) {
 		vs.Add(ptr, "invalid JSON string")
 		return
 	}
-	s, ok := unquote(raw, plain)
+	s, ok := jsonscan.Unquote(raw, plain)
 	if !ok {
 		vs.Add(ptr, "invalid JSON string")
 		return
@@ -80,7 +83,7 @@ func DecodeBool[T ~bool](raw json.RawMessage, dst *T, ptr string, vs *Violations
 		wrongKind(vs, ptr, "boolean", raw)
 		return
 	}
-	switch string(trimJSON(raw)) {
+	switch string(jsonscan.Trim(raw)) {
 	case "true":
 		*dst = true
 	case "false":
@@ -96,8 +99,8 @@ func DecodeNumber[T ~float64 | ~float32](raw json.RawMessage, dst *T, ptr string
 		wrongKind(vs, ptr, "number", raw)
 		return
 	}
-	raw = trimJSON(raw)
-	if end, ok := scanNumber(raw, 0); !ok || end != len(raw) {
+	raw = jsonscan.Trim(raw)
+	if end, ok := jsonscan.Number(raw, 0); !ok || end != len(raw) {
 		vs.Add(ptr, "invalid JSON number")
 		return
 	}
@@ -119,8 +122,8 @@ func DecodeInteger[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | 
 		wrongKind(vs, ptr, "integer", raw)
 		return
 	}
-	raw = trimJSON(raw)
-	if end, ok := scanNumber(raw, 0); !ok || end != len(raw) {
+	raw = jsonscan.Trim(raw)
+	if end, ok := jsonscan.Number(raw, 0); !ok || end != len(raw) {
 		vs.Add(ptr, "invalid JSON number")
 		return
 	}
@@ -179,11 +182,11 @@ func plainInteger(raw []byte) bool {
 
 // DecodeRaw keeps any JSON value, null included, as raw bytes.
 func DecodeRaw(raw json.RawMessage, dst *json.RawMessage, ptr string, vs *Violations) {
-	if JSONKind(raw) == "" || !validJSON(raw) {
+	if JSONKind(raw) == "" || !jsonscan.Valid(raw) {
 		vs.Add(ptr, "invalid JSON")
 		return
 	}
-	*dst = append(json.RawMessage(nil), trimJSON(raw)...)
+	*dst = append(json.RawMessage(nil), jsonscan.Trim(raw)...)
 }
 
 // Decode decodes a non-null value with the generated UnmarshalJSON of T;
@@ -216,7 +219,7 @@ func DecodeInnerNullAware[T any](raw json.RawMessage, dst *T, ptr string, vs *Vi
 
 func decodeInner[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
 	if u, ok := any(dst).(json.Unmarshaler); ok {
-		vs.Merge(ptr, u.UnmarshalJSON(trimJSON(raw)))
+		vs.Merge(ptr, u.UnmarshalJSON(jsonscan.Trim(raw)))
 		return
 	}
 	unmarshal(raw, dst, ptr, vs)
@@ -230,11 +233,11 @@ func decodeInner[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations)
 // pointer.
 func unmarshal[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
 	if u, ok := any(dst).(json.Unmarshaler); ok {
-		if !validJSON(raw) {
+		if !jsonscan.Valid(raw) {
 			vs.Add(ptr, "invalid JSON")
 			return
 		}
-		vs.Merge(ptr, u.UnmarshalJSON(trimJSON(raw)))
+		vs.Merge(ptr, u.UnmarshalJSON(jsonscan.Trim(raw)))
 		return
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
@@ -256,7 +259,7 @@ func SliceOf[T any](elem DecodeFunc[T]) DecodeFunc[[]T] {
 			return
 		}
 		var buf [16]json.RawMessage
-		items, ok := splitArray(raw, buf[:0])
+		items, ok := jsonscan.SplitArray(raw, buf[:0])
 		if !ok {
 			vs.Add(ptr, "invalid JSON array")
 			return
@@ -309,15 +312,15 @@ func NullOr[T any](elem DecodeFunc[T]) DecodeFunc[*T] {
 }
 
 // NullableOf decodes null as Null and anything else as a Value.
-func NullableOf[T any](elem DecodeFunc[T]) DecodeFunc[Nullable[T]] {
-	return func(raw json.RawMessage, dst *Nullable[T], ptr string, vs *Violations) {
+func NullableOf[T any](elem DecodeFunc[T]) DecodeFunc[mcpruntime.Nullable[T]] {
+	return func(raw json.RawMessage, dst *mcpruntime.Nullable[T], ptr string, vs *Violations) {
 		if isNull(raw) {
-			*dst = Null[T]()
+			*dst = mcpruntime.Null[T]()
 			return
 		}
 		var v T
 		elem(raw, &v, ptr, vs)
-		*dst = Value(v)
+		*dst = mcpruntime.Value(v)
 	}
 }
 
@@ -332,7 +335,7 @@ func DecodeObject(raw []byte, ptr string, vs *Violations) (members map[string]js
 		return nil, false
 	}
 	members = map[string]json.RawMessage{}
-	if !splitObject(raw, func(m scanMember) { members[string(m.name)] = m.value }) {
+	if !jsonscan.SplitObject(raw, func(m jsonscan.Member) { members[string(m.Name)] = m.Value }) {
 		vs.Add(ptr, "invalid JSON object")
 		return nil, false
 	}
@@ -421,9 +424,9 @@ func Member(data []byte, name string) (string, bool) {
 	// The last of duplicate members wins, as in encoding/json.
 	var raw json.RawMessage
 	found := false
-	if !splitObject(data, func(m scanMember) {
-		if string(m.name) == name {
-			raw, found = m.value, true
+	if !jsonscan.SplitObject(data, func(m jsonscan.Member) {
+		if string(m.Name) == name {
+			raw, found = m.Value, true
 		}
 	}) || !found {
 		return "", false
@@ -434,7 +437,7 @@ func Member(data []byte, name string) (string, bool) {
 // HasMember reports whether the JSON object data has a member name.
 func HasMember(data []byte, name string) bool {
 	found := false
-	return splitObject(data, func(m scanMember) { found = found || string(m.name) == name }) && found
+	return jsonscan.SplitObject(data, func(m jsonscan.Member) { found = found || string(m.Name) == name }) && found
 }
 
 // DecodeRawAs is DecodeRaw for a named raw type.

@@ -1,9 +1,11 @@
-package mcpruntime
+package mcpimpl
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 func TestDecodeInteger(t *testing.T) {
@@ -49,7 +51,7 @@ func TestStrictDecodeReportsEverything(t *testing.T) {
 }
 
 func TestNullableDecode(t *testing.T) {
-	var n Nullable[int64]
+	var n mcpruntime.Nullable[int64]
 	var vs Violations
 	NullableOf(DecodeInteger[int64])(json.RawMessage("null"), &n, "", &vs)
 	if !n.IsNull() {
@@ -99,7 +101,7 @@ func TestObjectEncoder(t *testing.T) {
 
 func TestMergePrefixesPointers(t *testing.T) {
 	var vs Violations
-	vs.Merge("/a", &ValidationError{Violations: []Violation{{Pointer: "/b", Message: "m"}}})
+	vs.Merge("/a", &mcpruntime.ValidationError{Violations: []mcpruntime.Violation{{Pointer: "/b", Message: "m"}}})
 	vs.Merge("/c", nil)
 	if got := vs.Err("s").Error(); got != "s: /a/b: m" {
 		t.Fatalf("%q", got)

@@ -1,6 +1,8 @@
-package mcpruntime
+package manager
 
 import (
+	. "github.com/mcpgen/mcpgen/runtime"
+
 	"context"
 	"encoding/json"
 	"errors"

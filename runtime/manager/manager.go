@@ -1,6 +1,8 @@
-package mcpruntime
+package manager
 
 import (
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -24,7 +26,7 @@ const DefaultToolCacheTTL = 5 * time.Minute
 // the server sent.
 type ToolInfo struct {
 	Name, Title, Description  string
-	Annotations               Annotations // spec defaults applied
+	Annotations               mcpruntime.Annotations // spec defaults applied
 	InputSchema, OutputSchema json.RawMessage
 }
 
@@ -32,8 +34,8 @@ type ToolInfo struct {
 func (t ToolInfo) SchemaHash() string { return SchemaHash(t.InputSchema, t.OutputSchema) }
 
 // Descriptor describes the live tool.
-func (t ToolInfo) Descriptor() *Descriptor {
-	return &Descriptor{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
+func (t ToolInfo) Descriptor() *mcpruntime.Descriptor {
+	return &mcpruntime.Descriptor{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, SchemaHash: t.SchemaHash()}
 }
 
@@ -86,7 +88,7 @@ func canonicalJSON(raw json.RawMessage) []byte {
 
 // Session is a live connection to one server, opened by a Connector.
 type Session interface {
-	Caller
+	mcpruntime.Caller
 	// ListTools lists every tool the server offers (all pages).
 	ListTools(ctx context.Context) ([]ToolInfo, error)
 	// Done is closed once the session cannot carry calls any more (the
@@ -389,7 +391,7 @@ func (m *Manager) access(ctx context.Context, agent, serverID string) (ServerCon
 // clients used outside a Toolset. Calls go through the manager's limits,
 // retries and breakers; tools named in expect are checked for drift
 // against the live server. Nothing connects until the first call.
-func (m *Manager) Caller(ctx context.Context, agent, serverID string, expect ...*Descriptor) (Caller, error) {
+func (m *Manager) Caller(ctx context.Context, agent, serverID string, expect ...*mcpruntime.Descriptor) (mcpruntime.Caller, error) {
 	if _, err := m.access(ctx, agent, serverID); err != nil {
 		return nil, err
 	}
@@ -397,7 +399,7 @@ func (m *Manager) Caller(ctx context.Context, agent, serverID string, expect ...
 	if err != nil {
 		return nil, err
 	}
-	c := &managedCaller{s: s, tools: map[string]*Descriptor{}}
+	c := &managedCaller{s: s, tools: map[string]*mcpruntime.Descriptor{}}
 	for _, d := range expect {
 		if d != nil {
 			c.tools[d.Name] = d

@@ -1,4 +1,4 @@
-package mcpruntime
+package mcpimpl
 
 import (
 	"bytes"
@@ -11,13 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // Violations collects the violations that generated decoders and validators
 // find, so that every problem is reported rather than only the first.
 // The zero value is ready to use.
 type Violations struct {
-	list []Violation
+	list []mcpruntime.Violation
 }
 
 // Add records a violation at ptr.
@@ -25,9 +27,9 @@ func (vs *Violations) Add(ptr, message string) {
 	if vs.list == nil {
 		// Invalid input rarely breaks one rule only: room for several
 		// saves the growth steps of appending one by one.
-		vs.list = make([]Violation, 0, 8)
+		vs.list = make([]mcpruntime.Violation, 0, 8)
 	}
-	vs.list = append(vs.list, Violation{Pointer: ptr, Message: message})
+	vs.list = append(vs.list, mcpruntime.Violation{Pointer: ptr, Message: message})
 }
 
 // Merge records err's violations with ptr prepended to their pointers when
@@ -37,7 +39,7 @@ func (vs *Violations) Merge(ptr string, err error) {
 	if err == nil {
 		return
 	}
-	var ve *ValidationError
+	var ve *mcpruntime.ValidationError
 	if errors.As(err, &ve) {
 		for _, v := range ve.Violations {
 			vs.Add(ptr+v.Pointer, v.Message)
@@ -56,7 +58,7 @@ func (vs *Violations) Err(subject string) error {
 	if len(vs.list) == 0 {
 		return nil
 	}
-	return &ValidationError{Subject: subject, Violations: slices.Clone(vs.list)}
+	return &mcpruntime.ValidationError{Subject: subject, Violations: slices.Clone(vs.list)}
 }
 
 // KeyPointer appends the escaped reference token key to ptr (RFC 6901).

@@ -1,6 +1,8 @@
-package mcpruntime
+package manager
 
 import (
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +17,7 @@ import (
 // Defaults a Registry fills into a ServerConfig that leaves them zero.
 const (
 	DefaultConnectTimeout = 30 * time.Second
-	DefaultToolTimeout    = DefaultTimeout
+	DefaultToolTimeout    = mcpruntime.DefaultTimeout
 	DefaultMaxRetries     = 2
 )
 

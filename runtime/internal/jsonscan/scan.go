@@ -1,0 +1,348 @@
+// Package jsonscan is the strict JSON scanner shared by the runtime and the
+// package for generated code.
+package jsonscan
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// A strict JSON scanner for the generated decoders. encoding/json validates
+// and reflects over every value each time it is called, and the decoders
+// call it once per member and once more per nesting level, so a 1 KiB
+// document used to be scanned many times over. The scanner accepts exactly
+// what encoding/json accepts (RFC 8259, invalid UTF-8 inside strings
+// included, nesting up to 10,000 levels) and lets the decoders split a value
+// once and convert the common scalars without reflection.
+
+// MaxDepth matches encoding/json's nesting limit.
+const MaxDepth = 10000
+
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func SkipSpace(data []byte, i int) int {
+	for i < len(data) && IsSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// Trim returns data without surrounding JSON whitespace.
+func Trim(data []byte) []byte {
+	i := SkipSpace(data, 0)
+	j := len(data)
+	for j > i && IsSpace(data[j-1]) {
+		j--
+	}
+	return data[i:j]
+}
+
+// Valid reports whether data is exactly one JSON value, with optional
+// surrounding whitespace: json.Valid without the allocation-heavy state
+// machine.
+func Valid(data []byte) bool {
+	i := SkipSpace(data, 0)
+	end, ok := Value(data, i, 0)
+	return ok && SkipSpace(data, end) == len(data)
+}
+
+// Value returns the offset just past the JSON value starting at
+// data[i], and whether it is one.
+func Value(data []byte, i, depth int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end, _, ok := String(data, i)
+		return end, ok
+	case c == '{':
+		if depth >= MaxDepth {
+			return i, false
+		}
+		i = SkipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return i, false
+			}
+			end, _, ok := String(data, i)
+			if !ok {
+				return end, false
+			}
+			i = SkipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return i, false
+			}
+			if i, ok = Value(data, SkipSpace(data, i+1), depth+1); !ok {
+				return i, false
+			}
+			i = SkipSpace(data, i)
+			if i >= len(data) {
+				return i, false
+			}
+			switch data[i] {
+			case ',':
+				i = SkipSpace(data, i+1)
+			case '}':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return i, false
+		}
+		i = SkipSpace(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = Value(data, i, depth+1); !ok {
+				return i, false
+			}
+			i = SkipSpace(data, i)
+			if i >= len(data) {
+				return i, false
+			}
+			switch data[i] {
+			case ',':
+				i = SkipSpace(data, i+1)
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == 't':
+		return literal(data, i, "true")
+	case c == 'f':
+		return literal(data, i, "false")
+	case c == 'n':
+		return literal(data, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return Number(data, i)
+	}
+	return i, false
+}
+
+func literal(data []byte, i int, lit string) (int, bool) {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// Number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func Number(data []byte, i int) (int, bool) {
+	if data[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case !digits():
+		return i, false
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// String returns the offset just past the string starting at data[i]
+// (a '"'), whether it can be taken verbatim (no escapes, valid UTF-8), and
+// whether it is a JSON string at all.
+func String(data []byte, i int) (end int, plain, ok bool) {
+	plain = true
+	ascii := true
+	start := i
+	for i++; i < len(data); i++ {
+		// Most bytes of most strings need no look beyond this table.
+		for i < len(data) && !special[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
+		switch c := data[i]; {
+		case c == '"':
+			if !ascii && plain {
+				plain = utf8.Valid(data[start+1 : i])
+			}
+			return i + 1, plain, true
+		case c == '\\':
+			plain = false
+			i++
+			if i >= len(data) {
+				return i, false, false
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(data)-i < 5 || !IsHex(data[i+1]) || !IsHex(data[i+2]) || !IsHex(data[i+3]) || !IsHex(data[i+4]) {
+					return i, false, false
+				}
+				i += 4
+			default:
+				return i, false, false
+			}
+		case c < 0x20:
+			return i, false, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return i, false, false
+}
+
+// special marks the bytes that end, escape, or are not allowed in a
+// string, and those that start a multi-byte UTF-8 sequence.
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// Unquote returns the Go string of the JSON string raw (already scanned).
+func Unquote(raw []byte, plain bool) (string, bool) {
+	if plain {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// UnquoteBytes is Unquote without a copy for plain strings: the name of a
+// member is compared far more often than it is kept.
+func UnquoteBytes(raw []byte, plain bool) ([]byte, bool) {
+	if plain {
+		return raw[1 : len(raw)-1 : len(raw)-1], true
+	}
+	s, ok := Unquote(raw, false)
+	return []byte(s), ok
+}
+
+// Member is one member of a JSON object, in document order. name
+// aliases the document unless the name had escapes.
+type Member struct {
+	Name  []byte
+	Value json.RawMessage
+}
+
+// SplitObject calls add with each member of the JSON object data (with
+// optional surrounding whitespace) in document order, and reports whether
+// data is one, validating it completely. Values alias data.
+func SplitObject(data []byte, add func(Member)) bool {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return SkipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		end, plain, ok := String(data, i)
+		if !ok {
+			return false
+		}
+		name, ok := UnquoteBytes(data[i:end], plain)
+		if !ok {
+			return false
+		}
+		i = SkipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		start := SkipSpace(data, i+1)
+		if i, ok = Value(data, start, 1); !ok {
+			return false
+		}
+		add(Member{Name: name, Value: data[start:i:i]})
+		i = SkipSpace(data, i)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = SkipSpace(data, i+1)
+		case '}':
+			return SkipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+// SplitArray appends the elements of the JSON array data to out,
+// validating it completely. Elements alias data.
+func SplitArray(data []byte, out []json.RawMessage) ([]json.RawMessage, bool) {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return nil, false
+	}
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return out, SkipSpace(data, i+1) == len(data)
+	}
+	for {
+		start := i
+		var ok bool
+		if i, ok = Value(data, start, 1); !ok {
+			return nil, false
+		}
+		out = append(out, data[start:i:i])
+		i = SkipSpace(data, i)
+		if i >= len(data) {
+			return nil, false
+		}
+		switch data[i] {
+		case ',':
+			i = SkipSpace(data, i+1)
+		case ']':
+			return out, SkipSpace(data, i+1) == len(data)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// IsHex reports whether c is a hexadecimal digit.
+func IsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
