@@ -26,5 +26,4 @@
 // per-server concurrency cap and a per-tool circuit breaker. NewGoTool
 // gives Go functions the same guarantees. docs/runtime-manager.md has the
 // details and the limits.
-//
 package manager
