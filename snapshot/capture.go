@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"io"
 	"log/slog"
 	"path"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpgen/mcpgen/manifest"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
 // clientInfo is fixed so that a server that varies its answer by client
@@ -48,28 +49,42 @@ type capture struct {
 	src  Source
 	opts Options
 	red  *redactor
-	std  *stdioConn
+	conn *mcpgo.Conn
 	tap  *tap
 	ctx  context.Context
 }
 
 func (c *capture) wrap(err error) error {
 	e := &Error{ID: c.src.ID}
-	msg := fmt.Sprintf("server %q: %v", c.src.ID, err)
-	if c.std != nil {
-		if t := c.std.stderr.tail(20); t != "" {
-			e.Stderr = c.red.redact(t)
-			msg += "\n  server stderr (last lines):\n    " + strings.ReplaceAll(e.Stderr, "\n", "\n    ")
-		}
+	var ce *mcpruntime.ConnectError
+	var le *mcpruntime.ConnectionLostError
+	var exit, stderr string
+	msg := ""
+	switch {
+	case errors.As(err, &ce):
+		exit, stderr, msg = ce.Exit, ce.Stderr, err.Error()
+	case errors.As(err, &le):
+		exit, stderr, msg = le.Exit, le.Stderr, err.Error()
+	default:
+		msg = fmt.Sprintf("server %q: %v", c.src.ID, err)
 	}
+	e.Stderr = c.red.redact(stderr)
 	e.msg = c.red.redact(msg)
 	// The cause chain may hold secrets (a URL inside a net/http error), so
 	// only a known kind is kept for errors.Is, never the chain itself.
 	e.Err = errors.New(c.red.redact(err.Error()))
-	for _, k := range []error{ErrTimeout, ErrExited, ErrNotMCP, ErrNoTools, ErrRepeatedCursor, ErrSecretInOutput, ErrInvalidSource, context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, k) {
-			e.Err = k
-			break
+	var ge *mcpgo.StdoutGarbageError
+	switch {
+	case errors.As(err, &ge):
+		e.Err = ErrNotMCP
+	case exit != "" || (c.src.Transport == Stdio && (ce != nil || le != nil) && strings.Contains(msg, "closed its output")):
+		e.Err = ErrExited
+	default:
+		for _, k := range []error{ErrTimeout, ErrExited, ErrNotMCP, ErrNoTools, ErrRepeatedCursor, ErrSecretInOutput, ErrInvalidSource, context.Canceled, context.DeadlineExceeded} {
+			if errors.Is(err, k) {
+				e.Err = k
+				break
+			}
 		}
 	}
 	return e
@@ -114,43 +129,30 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 	defer cancel()
 	c.ctx = ctx
 
-	var inner transport.Interface
+	c.tap = &tap{last: map[string]json.RawMessage{}}
+	opts := []mcpgo.Option{mcpgo.WithName(c.src.ID), mcpgo.WithClientInfo(clientInfo.Name, clientInfo.Version),
+		mcpgo.WithRawObserver(c.tap.record),
+		// The capture's own deadline bounds the handshake.
+		mcpgo.WithConnectTimeout(0)}
+	for _, f := range c.red.values {
+		opts = append(opts, mcpgo.WithNamedSecret(f, c.red.names[f]))
+	}
 	switch c.src.Transport {
 	case Stdio:
-		std, err := startStdio(&c.src, func(line string) {
-			abort(fmt.Errorf("%w: it wrote a line to stdout that is not JSON-RPC (MCP stdio servers must log to stderr): %q", ErrNotMCP, line))
-		})
-		if err != nil {
-			return nil, err
-		}
-		c.std = std
-		defer std.close()
-		inner = std.tr
+		opts = append(opts, mcpgo.WithEnv(c.src.Env...), mcpgo.WithDir(c.src.Dir))
+		c.conn = mcpgo.Stdio(c.src.Command, c.src.Args, opts...)
 	case HTTP:
-		t, err := transport.NewStreamableHTTP(c.src.URL, transport.WithHTTPHeaders(c.src.Headers), transport.WithHTTPLogger(discardLogger))
-		if err != nil {
-			return nil, err
-		}
-		inner = t
+		c.conn = mcpgo.StreamableHTTP(c.src.URL, append(opts, mcpgo.WithHeaders(c.src.Headers))...)
 	case SSE:
-		t, err := transport.NewSSE(c.src.URL, transport.WithHeaders(c.src.Headers), transport.WithSSELogger(discardLogger))
-		if err != nil {
-			return nil, err
-		}
-		inner = t
+		c.conn = mcpgo.SSE(c.src.URL, append(opts, mcpgo.WithHeaders(c.src.Headers))...)
 	}
-	tr := newTap(inner)
-	c.tap = rawOf(tr)
-	cl := client.NewClient(tr)
-	defer cl.Close()
-
-	if err := cl.Start(ctx); err != nil {
+	defer c.conn.Close()
+	cl, err := c.conn.Client(ctx)
+	if err != nil {
 		return nil, c.fail("connect", err)
 	}
-	init, err := cl.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: clientInfo}})
-	if err != nil {
-		return nil, c.fail("initialize", err)
-	}
+	_ = cl
+	init := c.conn.InitializeResult()
 	m := &manifest.Manifest{Format: manifest.FormatVersion, ID: c.src.ID, ProtocolVersion: cl.ProtocolVersion()}
 	if m.ProtocolVersion == "" {
 		m.ProtocolVersion = init.ProtocolVersion
@@ -161,9 +163,11 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 	}
 
 	if caps["tools"] {
-		tools, err := c.list("tools/list", "tools", "name", func(cur mcp.Cursor) error {
-			_, err := cl.ListToolsByPage(ctx, mcp.ListToolsRequest{PaginatedRequest: page(cur)})
-			return err
+		tools, err := c.list("tools/list", "tools", "name", func(method string, cur mcp.Cursor) error {
+			return c.conn.Do(ctx, method, func(ctx context.Context, cl *client.Client) error {
+				_, err := cl.ListToolsByPage(ctx, mcp.ListToolsRequest{PaginatedRequest: page(cur)})
+				return err
+			})
 		})
 		if err != nil {
 			return nil, err
@@ -179,25 +183,31 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 		return nil, fmt.Errorf("%w: the server does not advertise the tools capability (pass --allow-empty to accept that)", ErrNoTools)
 	}
 	if caps["resources"] {
-		m.Resources, err = c.list("resources/list", "resources", "uri", func(cur mcp.Cursor) error {
-			_, err := cl.ListResourcesByPage(ctx, mcp.ListResourcesRequest{PaginatedRequest: page(cur)})
-			return err
+		m.Resources, err = c.list("resources/list", "resources", "uri", func(method string, cur mcp.Cursor) error {
+			return c.conn.Do(ctx, method, func(ctx context.Context, cl *client.Client) error {
+				_, err := cl.ListResourcesByPage(ctx, mcp.ListResourcesRequest{PaginatedRequest: page(cur)})
+				return err
+			})
 		})
 		if err != nil {
 			return nil, err
 		}
-		m.ResourceTemplates, err = c.list("resources/templates/list", "resourceTemplates", "uriTemplate", func(cur mcp.Cursor) error {
-			_, err := cl.ListResourceTemplatesByPage(ctx, mcp.ListResourceTemplatesRequest{PaginatedRequest: page(cur)})
-			return err
+		m.ResourceTemplates, err = c.list("resources/templates/list", "resourceTemplates", "uriTemplate", func(method string, cur mcp.Cursor) error {
+			return c.conn.Do(ctx, method, func(ctx context.Context, cl *client.Client) error {
+				_, err := cl.ListResourceTemplatesByPage(ctx, mcp.ListResourceTemplatesRequest{PaginatedRequest: page(cur)})
+				return err
+			})
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	if caps["prompts"] {
-		m.Prompts, err = c.list("prompts/list", "prompts", "name", func(cur mcp.Cursor) error {
-			_, err := cl.ListPromptsByPage(ctx, mcp.ListPromptsRequest{PaginatedRequest: page(cur)})
-			return err
+		m.Prompts, err = c.list("prompts/list", "prompts", "name", func(method string, cur mcp.Cursor) error {
+			return c.conn.Do(ctx, method, func(ctx context.Context, cl *client.Client) error {
+				_, err := cl.ListPromptsByPage(ctx, mcp.ListPromptsRequest{PaginatedRequest: page(cur)})
+				return err
+			})
 		})
 		if err != nil {
 			return nil, err
@@ -216,29 +226,31 @@ func page(cur mcp.Cursor) mcp.PaginatedRequest {
 	return mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: cur}}
 }
 
-// fail explains why a request failed, preferring what is known about the
-// server (garbage on stdout, its exit) over the symptom the client saw.
+// fail explains why a request failed: the session layer's facts about the
+// server (garbage on stdout, its exit, its stderr) come with its error; a
+// capture cut off by its own deadline says so.
 func (c *capture) fail(op string, err error) error {
-	cause := context.Cause(c.ctx)
-	if errors.Is(cause, ErrNotMCP) {
-		return cause
-	}
-	if c.std != nil {
-		if gone, how := c.std.exited(); gone {
-			return fmt.Errorf("%w (%s) during %s", ErrExited, how, op)
+	var ce *mcpruntime.ConnectError
+	var le *mcpruntime.ConnectionLostError
+	var ge *mcpgo.StdoutGarbageError
+	telling := errors.As(err, &ge) || (errors.As(err, &ce) && ce.Exit != "") || (errors.As(err, &le) && le.Exit != "")
+	if cause := context.Cause(c.ctx); cause != nil && c.ctx.Err() != nil && !telling {
+		if ce != nil || le != nil {
+			return &kindError{err: err, kind: cause}
 		}
-	}
-	if errors.Is(cause, ErrTimeout) {
 		return fmt.Errorf("%s: %w", op, cause)
 	}
-	if cause != nil && c.ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", op, cause)
-	}
-	if errors.Is(err, transport.ErrTransportClosed) && c.std != nil {
-		return fmt.Errorf("%w: it closed its stdout during %s", ErrExited, op)
+	if ce != nil || le != nil {
+		return err
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
+
+// kindError is err, also matching kind (the capture's timeout).
+type kindError struct{ err, kind error }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
 
 // serverRecord fills the server's identity from the raw handshake result
 // (server/discover on 2026-07-28 and later, initialize before) and returns
@@ -254,7 +266,7 @@ func (c *capture) serverRecord(m *manifest.Manifest, init *mcp.InitializeResult)
 	if mcp.IsModernProtocol(m.ProtocolVersion) {
 		method = string(mcp.MethodServerDiscover)
 	}
-	res, ok := c.tap.result(method)
+	res, ok := c.tap.take(method)
 	if !ok {
 		return nil, fmt.Errorf("%w: no raw %s result was seen", ErrNotMCP, method)
 	}
@@ -299,7 +311,7 @@ func (c *capture) serverRecord(m *manifest.Manifest, init *mcp.InitializeResult)
 // the per-request metadata the protocol needs) and returns the raw items
 // from the tap. A page the client fails to decode is still used when the
 // server's answer itself was a success: the raw bytes are what count.
-func (c *capture) list(method, member, key string, fetch func(mcp.Cursor) error) ([]manifest.Entry, error) {
+func (c *capture) list(method, member, key string, fetch func(string, mcp.Cursor) error) ([]manifest.Entry, error) {
 	var out []manifest.Entry
 	seen := map[string]int{"": 0}
 	cursor := ""
@@ -307,8 +319,8 @@ func (c *capture) list(method, member, key string, fetch func(mcp.Cursor) error)
 		if n > maxPages {
 			return nil, fmt.Errorf("%w: %s returned more than %d pages", ErrNotMCP, method, maxPages)
 		}
-		err := fetch(mcp.Cursor(cursor))
-		res, ok := c.tap.result(method)
+		err := fetch(method, mcp.Cursor(cursor))
+		res, ok := c.tap.take(method)
 		if !ok {
 			if err == nil {
 				err = errors.New("no result")

@@ -141,7 +141,7 @@ servers:
 	if code != 2 {
 		t.Errorf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{`fresh: error: server "fresh": no committed manifest to compare with (run mcpgen snapshot first)`, `dead: error: server "dead": server process exited`} {
+	for _, want := range []string{`fresh: error: server "fresh": no committed manifest to compare with (run mcpgen snapshot first)`, `dead: error: connect to server "dead": the server process exited`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

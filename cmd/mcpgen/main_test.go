@@ -162,9 +162,9 @@ servers:
 		t.Fatalf("exit %d, want 1:\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		`mcpgen: server "dead": server process exited (exit status 3)`,
+		`mcpgen: connect to server "dead": the server process exited (exit status 3)`,
 		"cannot open database",
-		`mcpgen: server "slow": `, "no reply within the timeout (1s)",
+		`mcpgen: connect to server "slow": no reply within the timeout (1s)`,
 		"mcpgen: 2 of 3 servers failed; their manifests were not changed",
 	} {
 		if !strings.Contains(errOut, want) {
@@ -276,9 +276,9 @@ servers:
 	}
 	for _, want := range []string{
 		"ok_stdio: protocol", "ok_http: protocol",
-		`server "stderr_echo": server process exited`, "[redacted ${MCPGEN_CANARY}]",
+		`connect to server "stderr_echo": the server process exited (exit status 3)`, "[redacted ${MCPGEN_CANARY}]",
 		`server "description_echo": secret value in server output: the value of ${MCPGEN_CANARY} appears in tool "whoami"`,
-		`server "refused": initialize: `, "connection refused", `server "rejected": `,
+		`connect to server "refused": `, "connection refused", `connect to server "rejected": `,
 		"4 of 6 servers failed",
 	} {
 		if !strings.Contains(stderr, want) {

@@ -123,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "mcpgen: %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "mcpgen: %s: %s\n", c.name, ownPrefixOnce(err.Error()))
 		fmt.Fprintf(stderr, "usage: %s (see `mcpgen help %s`)\n", c.usage, c.name)
 		return exitUsage
 	case errors.Is(err, silentError):
@@ -142,8 +142,21 @@ func printError(w io.Writer, err error) {
 			fmt.Fprintln(w, line)
 			continue
 		}
-		fmt.Fprintln(w, "mcpgen: "+line)
+		fmt.Fprintln(w, "mcpgen: "+ownPrefixOnce(line))
 	}
+}
+
+// ownPrefixOnce drops the program name from a message that already has it
+// (the generator's errors name mcpgen), so it is printed once.
+func ownPrefixOnce(line string) string {
+	for {
+		rest, ok := strings.CutPrefix(line, "mcpgen: ")
+		if !ok {
+			break
+		}
+		line = rest
+	}
+	return strings.ReplaceAll(line, ": mcpgen: ", ": ")
 }
 
 func printHelp(w io.Writer) {

@@ -112,10 +112,9 @@ type Connector interface {
 	Connect(ctx context.Context, cfg ServerConfig, ev SessionEvents) (Session, error)
 }
 
-// ErrNotSent marks a call error where the request provably never reached
-// the server (the connection could not be made, the process was already
-// gone): retrying it cannot run the tool twice.
-var ErrNotSent = errors.New("the request was not sent")
+// ErrNotSent is mcpruntime.ErrNotSent: retrying such a call cannot run
+// the tool twice.
+var ErrNotSent = mcpruntime.ErrNotSent
 
 // PermanentError marks a connection failure retrying cannot fix (an address
 // the SSRF guard refuses, a program that does not exist).
@@ -124,22 +123,9 @@ type PermanentError struct{ Err error }
 func (e *PermanentError) Error() string { return e.Err.Error() }
 func (e *PermanentError) Unwrap() error { return e.Err }
 
-// ConnectError reports that a server could not be reached.
-type ConnectError struct {
-	Server   string
-	Attempts int
-	Err      error // the last attempt's error
-}
-
-func (e *ConnectError) Error() string {
-	tries := ""
-	if e.Attempts > 1 {
-		tries = fmt.Sprintf(" after %d attempts", e.Attempts)
-	}
-	return fmt.Sprintf("connect to server %q%s: %v", e.Server, tries, e.Err)
-}
-
-func (e *ConnectError) Unwrap() error { return e.Err }
+// ConnectError is mcpruntime.ConnectError, the one type every session
+// layer reports a failed connection with; the manager adds its attempts.
+type ConnectError = mcpruntime.ConnectError
 
 // ErrAgentNotAllowed matches every *AccessError.
 var ErrAgentNotAllowed = errors.New("agent not allowed")
@@ -531,10 +517,10 @@ func (s *server) dial(ev SessionEvents) (Session, ServerConfig, error) {
 		}
 		var pe *PermanentError
 		if life.Err() != nil || errors.As(err, &pe) || attempt >= cfg.EffectiveMaxRetries() {
-			return nil, cfg, &ConnectError{Server: s.id, Attempts: attempt + 1, Err: err}
+			return nil, cfg, connectError(s.id, attempt+1, err)
 		}
 		if s.m.sleep(life, s.m.backoff(attempt)) != nil {
-			return nil, cfg, &ConnectError{Server: s.id, Attempts: attempt + 1, Err: err}
+			return nil, cfg, connectError(s.id, attempt+1, err)
 		}
 	}
 }
@@ -612,7 +598,9 @@ func (s *server) fetch(l *listing) {
 	retries := s.config().EffectiveMaxRetries()
 	for attempt := 0; ; attempt++ {
 		ts, err = s.listOnce(ctx)
-		if err == nil || ctx.Err() != nil || !transportError(err) || attempt >= retries {
+		var ce *ConnectError
+		if err == nil || ctx.Err() != nil || !transportError(err) || attempt >= retries || errors.As(err, &ce) {
+			// Connecting has retried already: retries do not nest.
 			break
 		}
 		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
@@ -679,4 +667,20 @@ func (s *server) semaphore() chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sem
+}
+
+// connectError reports the last attempt's failure once: a session layer
+// that already says which server it could not reach gets the attempts
+// added, not another "connect to server" around it.
+func connectError(server string, attempts int, err error) error {
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		ce.Attempts = attempts
+		var pe *PermanentError
+		if errors.As(err, &pe) && pe.Err == ce {
+			return pe
+		}
+		return err
+	}
+	return &ConnectError{Server: server, Attempts: attempts, Err: err}
 }

@@ -92,13 +92,17 @@ func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name str
 			if transportError(err) {
 				// At most once: a mutation that may have run is not
 				// repeated behind the caller's back.
-				return nil, fmt.Errorf("server %q: %w (the request may have reached the server; not retried because the tool is not annotated idempotent)", s.id, err)
+				var le *mcpruntime.ConnectionLostError
+				if errors.As(err, &le) {
+					return nil, fmt.Errorf("%w (not retried: the tool is not annotated idempotent)", err)
+				}
+				return nil, fmt.Errorf("%w (the request may have reached the server; not retried: the tool is not annotated idempotent)", namingServer(s.id, err))
 			}
 			return nil, err
 		}
 		if attempt >= retries {
 			if attempt > 0 {
-				return nil, fmt.Errorf("server %q: %d attempts: %w", s.id, attempt+1, err)
+				return nil, fmt.Errorf("%d attempts: %w", attempt+1, namingServer(s.id, err))
 			}
 			return nil, err
 		}
@@ -369,4 +373,13 @@ func quoteList(ss []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// namingServer makes sure err names the server, once: the session layer's
+// errors already do.
+func namingServer(id string, err error) error {
+	if strings.Contains(err.Error(), strconv.Quote(id)) {
+		return err
+	}
+	return fmt.Errorf("server %q: %w", id, err)
 }

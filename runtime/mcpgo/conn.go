@@ -1,11 +1,34 @@
-// Package mcpgo connects mcpgen bindings to MCP servers through mcp-go
-// (github.com/mark3labs/mcp-go): stdio, streamable HTTP, SSE and in-process.
-// A *Conn implements mcpruntime.Caller and mcpruntime.ToolLister.
+// Package mcpgo is mcpgen's one session layer, over mark3labs/mcp-go
+// (github.com/mark3labs/mcp-go). Generated clients, the connection
+// manager and the mcpgen command (snapshot, call, list, check) all connect
+// through it, so a server that fails fails the same way everywhere:
 //
-// A Conn connects lazily on first use: constructing one never starts a
-// process or opens a socket, so bindings built from a committed manifest
-// start offline. It is safe for concurrent use; Close ends the session
-// (and the server process, for stdio).
+//   - stdio servers run in a process group of their own, ended with what
+//     they started; their stderr tail is kept for error messages; each
+//     output line is capped (WithMaxMessageBytes) and checked, so a line
+//     that is not JSON-RPC ends the connection with the line quoted
+//     instead of a wait for the timeout; their exit is noticed at once;
+//   - streamable HTTP opens the stream for server-to-client messages
+//     (subscriptions/listen on 2026-07-28, the standalone GET stream on
+//     older protocols), so tool-list changes arrive on every transport;
+//     responses are capped too;
+//   - SSE, and in-process servers;
+//   - the SSRF-guarded dialer when WithNetworkPolicy asks for it;
+//   - a raw tap (WithRawObserver) that sees every result as the server
+//     sent it, since mcp-go's types drop schema keywords.
+//
+// Failures are typed: a *mcpruntime.ConnectError (with the exit status and
+// stderr tail of a stdio server) when no session could be set up, a
+// *mcpruntime.ConnectionLostError when one ended under a request, and
+// causes such as *MessageTooLargeError and *StdoutGarbageError. Each layer
+// adds its context once.
+//
+// A *Conn implements mcpruntime.Caller, ToolLister, ResourceReader and
+// PromptGetter. It connects lazily on first use: constructing one never
+// starts a process or opens a socket, so bindings built from a committed
+// manifest start offline. It is safe for concurrent use; a connection that
+// ends is replaced on the next call; Close ends the session (and the server
+// process, for stdio).
 package mcpgo
 
 import (
@@ -14,9 +37,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,13 +51,14 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/manager"
 )
 
 // DefaultConnectTimeout bounds connecting and the protocol handshake.
 const DefaultConnectTimeout = 30 * time.Second
 
 // ErrClosed is returned by calls on a closed Conn.
-var ErrClosed = errors.New("mcpgo: connection closed")
+var ErrClosed = errors.New("the connection is closed")
 
 // Option configures a Conn.
 type Option func(*config)
@@ -45,7 +68,6 @@ type config struct {
 	env            []string
 	dir            string
 	stderr         io.Writer
-	stdioOpts      []transport.StdioOption
 	httpOpts       []transport.StreamableHTTPCOption
 	sseOpts        []transport.ClientOption
 	headers        map[string]string
@@ -53,9 +75,15 @@ type config struct {
 	clientOpts     []client.ClientOption
 	info           mcp.Implementation
 	connectTimeout time.Duration
-	// hide lists strings (an endpoint URL and its parts) scrubbed from
-	// errors, since mcp-go's errors quote URLs that may carry credentials.
-	hide []string
+	limit          int64
+	grace          time.Duration
+	guard          *GuardedDialer
+	observe        func(method string, result json.RawMessage)
+	notify         []func(mcp.JSONRPCNotification)
+	// hide lists strings (an endpoint URL and its parts, header and
+	// environment values, declared secrets) scrubbed from errors, since
+	// mcp-go's errors quote URLs and servers echo what they were given.
+	hide []hidden
 }
 
 // WithName labels the server in error messages (default: the command's base
@@ -64,17 +92,19 @@ type config struct {
 func WithName(name string) Option { return func(c *config) { c.name = name } }
 
 // WithEnv adds KEY=VALUE entries to the inherited environment (stdio).
+// Their values are kept out of error messages.
 func WithEnv(env ...string) Option { return func(c *config) { c.env = append(c.env, env...) } }
 
-// WithDir sets the server process's working directory (stdio).
+// WithDir sets the server process's working directory (stdio). A relative
+// command with a path separator is taken relative to it.
 func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
 
-// WithStderr receives the server process's stderr (stdio; default:
-// discarded).
+// WithStderr also sends the server process's stderr to w (stdio; default:
+// only the last lines are kept, for error messages).
 func WithStderr(w io.Writer) Option { return func(c *config) { c.stderr = w } }
 
 // WithHeaders sets HTTP headers sent with every request (streamable HTTP
-// and SSE).
+// and SSE). Their values are kept out of error messages.
 func WithHeaders(h map[string]string) Option { return func(c *config) { c.headers = h } }
 
 // WithHeaderFunc adds HTTP headers computed per request from the call's
@@ -86,10 +116,25 @@ func WithHeaderFunc(f func(context.Context) map[string]string) Option {
 	return func(c *config) { c.headerFunc = f }
 }
 
-// WithStdioOptions passes options to mcp-go's stdio transport.
-func WithStdioOptions(opts ...transport.StdioOption) Option {
-	return func(c *config) { c.stdioOpts = append(c.stdioOpts, opts...) }
+// WithSecrets names values that must never appear in an error message or
+// a stderr tail (resolved ${VAR} references, tokens). They show as
+// [redacted].
+func WithSecrets(values ...string) Option {
+	return func(c *config) {
+		for _, v := range values {
+			c.hide = append(c.hide, hidden{v, "[redacted]"})
+		}
+	}
 }
+
+// WithNamedSecret is WithSecrets for one value, shown as [redacted label]
+// (a label such as "${TOKEN}" says which reference leaked).
+func WithNamedSecret(value, label string) Option {
+	return func(c *config) { c.hide = append(c.hide, hidden{value, "[redacted " + label + "]"}) }
+}
+
+// hidden is a value scrubbed from messages and what replaces it.
+type hidden struct{ value, marker string }
 
 // WithHTTPOptions passes options to mcp-go's streamable HTTP transport.
 func WithHTTPOptions(opts ...transport.StreamableHTTPCOption) Option {
@@ -118,51 +163,152 @@ func WithConnectTimeout(d time.Duration) Option {
 	return func(c *config) { c.connectTimeout = max(d, 0) }
 }
 
+// WithMaxMessageBytes caps one message from the server (default
+// DefaultMaxMessageBytes): a stdio line, an SSE line or a JSON response
+// body. The cap is enforced while reading; a server exceeding it loses its
+// connection, and the request gets a *MessageTooLargeError.
+func WithMaxMessageBytes(n int64) Option { return func(c *config) { c.limit = max(n, 1) } }
+
+// WithShutdownGrace sets how long a stdio server gets to exit after its
+// stdin closes, and again after SIGTERM, before it is killed (default 2 s).
+func WithShutdownGrace(d time.Duration) Option { return func(c *config) { c.grace = max(d, 0) } }
+
+// WithNetworkPolicy dials HTTP and SSE servers through a GuardedDialer:
+// the SSRF guard judges every address actually dialed (and each
+// redirect's), refusing non-public ones unless allowPrivate. r resolves
+// names (nil: net.DefaultResolver).
+func WithNetworkPolicy(allowPrivate bool, r manager.Resolver) Option {
+	return func(c *config) { c.guard = &GuardedDialer{AllowPrivate: allowPrivate, Resolver: r} }
+}
+
+// WithRawObserver calls f with the raw JSON result of every successful
+// response, as the server sent it (mcp-go's own types drop schema
+// keywords). f must not keep result past the call without copying it.
+func WithRawObserver(f func(method string, result json.RawMessage)) Option {
+	return func(c *config) { c.observe = f }
+}
+
+// WithNotificationHandler calls f with every notification the server
+// sends (after the Conn's own handling of tool-list changes).
+func WithNotificationHandler(f func(mcp.JSONRPCNotification)) Option {
+	return func(c *config) { c.notify = append(c.notify, f) }
+}
+
 func newConfig(name string, opts []Option) config {
 	c := config{
 		name:           name,
 		info:           mcp.Implementation{Name: "mcpgen", Version: "1"},
 		connectTimeout: DefaultConnectTimeout,
+		limit:          DefaultMaxMessageBytes,
+		grace:          2 * time.Second,
 	}
 	for _, o := range opts {
 		o(&c)
 	}
+	for _, kv := range c.env {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= minHidden {
+			c.hide = append(c.hide, hidden{v, "[redacted]"})
+		}
+	}
+	for _, v := range c.headers {
+		if len(v) >= minHidden {
+			c.hide = append(c.hide, hidden{v, "[redacted]"})
+		}
+	}
+	sortHide(c.hide)
 	return c
 }
+
+// minHidden: environment and header values shorter than this are not
+// scrubbed from messages, where they would hide ordinary words; secrets
+// are longer. WithSecrets values are scrubbed whatever their length.
+const minHidden = 8
+
+func sortHide(h []hidden) {
+	// Longest first, so a URL is replaced whole before its parts; among
+	// equal values the first given (a named one) wins.
+	slices.SortStableFunc(h, func(a, b hidden) int { return len(b.value) - len(a.value) })
+}
+
+// kind is the transport of a Conn.
+type kind int
+
+const (
+	kindCustom kind = iota
+	kindStdio
+	kindHTTP
+	kindSSE
+	kindInProcess
+)
 
 // Conn is a lazily connected MCP client session.
 type Conn struct {
 	cfg  config
-	dial func(cfg *config) (transport.Interface, error)
+	kind kind
+	dial func(l *link) (transport.Interface, error)
+	// single: the Conn carries one connection only and does not replace
+	// it when it ends (the connection manager decides about reconnecting).
+	single bool
 
 	life   context.Context // lives until Close; bounds the server process
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	cli     *client.Client
+	cur     *link
 	pending *attempt
 	closed  bool
+	// continuous: the streamable HTTP server speaks an older protocol,
+	// whose server-to-client messages come on the standalone GET stream;
+	// mcp-go opens it only when asked before connecting.
+	continuous bool
 
 	toolsMu sync.Mutex
 	tools   []string // sorted; nil until listed
 }
 
+// link is one connection: a client, its process for stdio, and its end.
+type link struct {
+	cli        *client.Client
+	init       *mcp.InitializeResult
+	proc       *process
+	modern     bool
+	stopListen func()
+	closeIdle  func() // the HTTP client's idle connections
+
+	life     context.Context // ends when the connection does
+	cancel   context.CancelFunc
+	doneOnce sync.Once
+	mu       sync.Mutex
+	why      error
+}
+
+func (l *link) lose(why error) {
+	l.mu.Lock()
+	if l.why == nil || (telling(why) && !telling(l.why)) {
+		l.why = why
+	}
+	l.mu.Unlock()
+	l.doneOnce.Do(l.cancel)
+}
+
+func (l *link) isDone() bool { return l.life.Err() != nil }
+
 // attempt is one connection attempt, shared by the calls waiting on it.
 type attempt struct {
 	done chan struct{}
-	cli  *client.Client
+	l    *link
 	err  error
 }
 
 // New returns a Conn over any mcp-go transport; dial is called on first use
-// (and again after a failed attempt).
+// (and again after a failed attempt or a lost connection).
 func New(dial func() (transport.Interface, error), opts ...Option) *Conn {
-	return newConn(newConfig("server", opts), func(*config) (transport.Interface, error) { return dial() })
+	return newConn(newConfig("server", opts), kindCustom, func(*link) (transport.Interface, error) { return dial() })
 }
 
-func newConn(cfg config, dial func(*config) (transport.Interface, error)) *Conn {
+func newConn(cfg config, k kind, dial func(*link) (transport.Interface, error)) *Conn {
 	life, cancel := context.WithCancel(context.Background())
-	return &Conn{cfg: cfg, dial: dial, life: life, cancel: cancel}
+	return &Conn{cfg: cfg, kind: k, dial: dial, life: life, cancel: cancel}
 }
 
 // Stdio returns a Conn that runs command with args as a subprocess speaking
@@ -170,44 +316,74 @@ func newConn(cfg config, dial func(*config) (transport.Interface, error)) *Conn 
 func Stdio(command string, args []string, opts ...Option) *Conn {
 	cfg := newConfig(filepath.Base(command), opts)
 	args = slices.Clone(args)
-	return newConn(cfg, func(cfg *config) (transport.Interface, error) {
-		o := slices.Clone(cfg.stdioOpts)
-		dir, stderr := cfg.dir, cfg.stderr
-		if dir != "" || stderr != nil {
-			o = append(o, transport.WithCommandFunc(func(ctx context.Context, cmd string, env, args []string) (*exec.Cmd, error) {
-				c := exec.CommandContext(ctx, cmd, args...)
-				c.Env = append(os.Environ(), env...)
-				c.Dir = dir
-				c.Stderr = stderr
-				return c, nil
-			}))
+	c := newConn(cfg, kindStdio, nil)
+	c.dial = func(l *link) (transport.Interface, error) {
+		p, err := startProcess(processSpec{server: c.cfg.name, command: command, args: args, env: slices.Clone(c.cfg.env),
+			dir: c.cfg.dir, stderr: c.cfg.stderr, limit: c.cfg.limit, grace: c.cfg.grace})
+		if err != nil {
+			return nil, err
 		}
-		return transport.NewStdioWithOptions(command, slices.Clone(cfg.env), args, o...), nil
-	})
+		l.proc = p
+		go func() {
+			select {
+			case <-p.gone:
+				l.lose(nil) // the reason is the process's, read lazily
+			case <-l.life.Done():
+			}
+		}()
+		return p, nil
+	}
+	return c
 }
 
 // StreamableHTTP returns a Conn to a streamable HTTP endpoint.
 func StreamableHTTP(endpoint string, opts ...Option) *Conn {
-	return newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), func(cfg *config) (transport.Interface, error) {
-		o := slices.Clone(cfg.httpOpts)
-		if cfg.headers != nil {
-			o = append(o, transport.WithHTTPHeaders(cfg.headers))
+	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindHTTP, nil)
+	c.dial = func(l *link) (transport.Interface, error) {
+		o := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(c.httpClient(l))}
+		o = append(o, c.cfg.httpOpts...)
+		if c.cfg.headers != nil {
+			o = append(o, transport.WithHTTPHeaders(c.cfg.headers))
 		}
-		o = append(o, transport.WithHTTPHeaderFunc(cfg.requestHeaders))
+		o = append(o, transport.WithHTTPHeaderFunc(c.cfg.requestHeaders), transport.WithHTTPLogger(discardLogger))
+		c.mu.Lock()
+		continuous := c.continuous
+		c.mu.Unlock()
+		if continuous {
+			o = append(o, transport.WithContinuousListening())
+		}
 		return transport.NewStreamableHTTP(endpoint, o...)
-	})
+	}
+	return c
 }
 
 // SSE returns a Conn to a legacy HTTP+SSE endpoint.
 func SSE(endpoint string, opts ...Option) *Conn {
-	return newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), func(cfg *config) (transport.Interface, error) {
-		o := slices.Clone(cfg.sseOpts)
-		if cfg.headers != nil {
-			o = append(o, transport.WithHeaders(cfg.headers))
+	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindSSE, nil)
+	c.dial = func(l *link) (transport.Interface, error) {
+		o := []transport.ClientOption{transport.WithHTTPClient(c.httpClient(l))}
+		o = append(o, c.cfg.sseOpts...)
+		if c.cfg.headers != nil {
+			o = append(o, transport.WithHeaders(c.cfg.headers))
 		}
-		o = append(o, transport.WithHeaderFunc(cfg.requestHeaders))
-		return transport.NewSSE(endpoint, o...)
-	})
+		o = append(o, transport.WithHeaderFunc(c.cfg.requestHeaders), transport.WithSSELogger(discardLogger))
+		tr, err := transport.NewSSE(endpoint, o...)
+		if err != nil {
+			return nil, err
+		}
+		tr.SetConnectionLostHandler(func(err error) { l.lose(err) })
+		return tr, nil
+	}
+	return c
+}
+
+// httpClient is the HTTP client of one connection: guarded when a network
+// policy asks for it, always capping response messages and reporting an
+// oversized one to the connection.
+func (c *Conn) httpClient(l *link) *http.Client {
+	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
+	l.closeIdle = hc.CloseIdleConnections
+	return hc
 }
 
 // requestHeaders is the per-request header hook of the HTTP transports: the
@@ -233,7 +409,7 @@ func (c *config) requestHeaders(ctx context.Context) map[string]string {
 
 // InProcess returns a Conn to an mcp-go server in the same process.
 func InProcess(s *server.MCPServer, opts ...Option) *Conn {
-	return newConn(newConfig("in-process server", opts), func(*config) (transport.Interface, error) {
+	return newConn(newConfig("in-process server", opts), kindInProcess, func(*link) (transport.Interface, error) {
 		return transport.NewInProcessTransport(s), nil
 	})
 }
@@ -248,59 +424,87 @@ func hostOf(endpoint string) string {
 }
 
 func hideURL(cfg config, endpoint string) config {
-	cfg.hide = append(cfg.hide, endpoint)
-	if u, err := url.Parse(endpoint); err == nil {
-		cfg.hide = append(cfg.hide, u.Redacted())
-		if u.RawQuery != "" {
-			cfg.hide = append(cfg.hide, u.RawQuery)
-		}
-		if p, ok := u.User.Password(); ok && p != "" {
-			cfg.hide = append(cfg.hide, p)
+	add := func(v string) { cfg.hide = append(cfg.hide, hidden{v, "<endpoint>"}) }
+	// A URL holding a declared secret shows with the secret named; any
+	// other URL is hidden whole, since its query may carry a token.
+	declared := false
+	for _, h := range cfg.hide {
+		declared = declared || (h.value != "" && strings.Contains(endpoint, h.value))
+	}
+	u, err := url.Parse(endpoint)
+	if !declared {
+		add(endpoint)
+		if err == nil {
+			add(u.Redacted())
+			if u.RawQuery != "" {
+				add(u.RawQuery)
+			}
 		}
 	}
-	// Longest first, so a URL is replaced whole before its parts.
-	slices.SortFunc(cfg.hide, func(a, b string) int { return len(b) - len(a) })
+	if err == nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			add(p)
+		}
+	}
+	sortHide(cfg.hide)
 	return cfg
 }
-
-// errorf formats an error like fmt.Errorf with %w, then scrubs the
-// endpoint from its text; errors.Is and errors.As still see the cause.
-func (c *Conn) errorf(format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	msg := err.Error()
-	for _, h := range c.cfg.hide {
-		msg = strings.ReplaceAll(msg, h, "<endpoint>")
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &scrubbed{msg: msg, err: err}
-}
-
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
 
 // Name returns the label used for the server in errors.
 func (c *Conn) Name() string { return c.cfg.name }
 
 // Client returns the connected mcp-go client, connecting if needed, for
-// what the bindings do not cover (resources, prompts, notifications). It
+// what the bindings do not cover (notifications, completions, tasks). It
 // stays owned by the Conn: close the Conn, not the client.
 func (c *Conn) Client(ctx context.Context) (*client.Client, error) {
+	l, err := c.link(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.cli, nil
+}
+
+// ProtocolVersion returns the protocol version of the current connection,
+// or "" before the first one.
+func (c *Conn) ProtocolVersion() string {
+	c.mu.Lock()
+	l := c.cur
+	c.mu.Unlock()
+	if l == nil {
+		return ""
+	}
+	return l.cli.ProtocolVersion()
+}
+
+// InitializeResult returns what the handshake of the current connection
+// said of the server (synthesised from server/discover on 2026-07-28), or
+// nil before the first connection.
+func (c *Conn) InitializeResult() *mcp.InitializeResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil {
+		return nil
+	}
+	return c.cur.init
+}
+
+// link returns the live connection, connecting (once, for every caller
+// waiting) when there is none or the last one ended.
+func (c *Conn) link(ctx context.Context) (*link, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if c.cli != nil {
-		cli := c.cli
+	if l := c.cur; l != nil && (c.single || !l.isDone()) {
 		c.mu.Unlock()
-		return cli, nil
+		return l, nil
+	}
+	if c.cur != nil {
+		// The connection ended; its resources go before a new one starts.
+		old := c.cur
+		c.cur = nil
+		go old.close()
 	}
 	a := c.pending
 	if a == nil {
@@ -311,57 +515,126 @@ func (c *Conn) Client(ctx context.Context) (*client.Client, error) {
 	c.mu.Unlock()
 	select {
 	case <-a.done:
-		return a.cli, a.err
+		return a.l, a.err
 	case <-ctx.Done():
-		return nil, c.errorf("connect to %s: %w", c.cfg.name, ctx.Err())
+		return nil, &mcpruntime.ConnectError{Server: c.cfg.name, Attempts: 1, Err: c.clean(context.Cause(ctx))}
 	}
 }
 
 // connect runs one attempt detached from any caller's context, so one
 // caller giving up does not fail the others or kill the process.
 func (c *Conn) connect(a *attempt) {
-	cli, err := c.open()
+	l, err := c.open()
 	c.mu.Lock()
 	if err == nil && c.closed {
-		_ = cli.Close()
-		cli, err = nil, ErrClosed
+		l.close()
+		l, err = nil, ErrClosed
 	}
 	if err == nil {
-		c.cli = cli
+		c.cur = l
 	}
 	c.pending = nil // a failed attempt is retried by the next call
 	c.mu.Unlock()
-	a.cli, a.err = cli, err
+	a.l, a.err = l, err
 	close(a.done)
 }
 
-func (c *Conn) open() (*client.Client, error) {
-	tr, err := c.dial(&c.cfg)
+func (c *Conn) open() (*link, error) {
+	l, err := c.openOnce()
+	if err != nil || c.kind != kindHTTP || l.modern {
+		return l, err
+	}
+	c.mu.Lock()
+	again := !c.continuous
+	c.continuous = true
+	c.mu.Unlock()
+	if !again {
+		return l, nil
+	}
+	// An older protocol over streamable HTTP: server-to-client messages
+	// come only on the standalone GET stream, which mcp-go opens only when
+	// asked before connecting (and then it stays on the older protocol).
+	// Remembered for this Conn's later connections.
+	l.close()
+	return c.openOnce()
+}
+
+func (c *Conn) openOnce() (*link, error) {
+	life, cancel := context.WithCancel(c.life)
+	l := &link{life: life, cancel: cancel}
+	tr, err := c.dial(l)
 	if err != nil {
-		return nil, c.errorf("connect to %s: %w", c.cfg.name, err)
+		l.cancel()
+		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr), c.cfg.clientOpts...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe), c.cfg.clientOpts...)
+	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
-	// stdio it is the process's), so it is the Conn's, not a caller's.
-	if err := cli.Start(c.life); err != nil {
-		_ = cli.Close()
-		return nil, c.errorf("connect to %s: %w", c.cfg.name, err)
+	// stdio it is the process's), so it is the link's, not a caller's.
+	if err := cli.Start(life); err != nil {
+		err = c.connectError(l, err)
+		l.close()
+		return nil, err
 	}
-	ctx, cancel := c.life, context.CancelFunc(func() {})
-	if c.cfg.connectTimeout > 0 {
-		ctx, cancel = context.WithTimeout(c.life, c.cfg.connectTimeout)
-	}
-	defer cancel()
 	cli.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 			c.forgetTools()
 		}
+		for _, f := range c.cfg.notify {
+			f(n)
+		}
 	})
-	if _, err := cli.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: c.cfg.info}}); err != nil {
-		_ = cli.Close()
-		return nil, c.errorf("initialize %s: %w", c.cfg.name, err)
+	ctx, stop := life, context.CancelFunc(func() {})
+	if c.cfg.connectTimeout > 0 {
+		ctx, stop = context.WithTimeoutCause(life, c.cfg.connectTimeout, &handshakeTimeout{c.cfg.connectTimeout})
 	}
-	return cli, nil
+	defer stop()
+	init, err := cli.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: c.cfg.info}})
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil && !l.isDone() {
+			err = cause
+		}
+		err = c.connectError(l, err)
+		l.close()
+		return nil, err
+	}
+	l.init = init
+	l.modern = mcp.IsModernProtocol(cli.ProtocolVersion())
+	if l.modern && (c.kind == kindHTTP || c.kind == kindSSE) {
+		// Modern HTTP transports deliver server-to-client messages only on
+		// a subscriptions/listen stream. Losing it loses them, so the
+		// connection counts as lost and the next call reconnects.
+		if stopListen, err := cli.ListenAsync(life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+			l.lose(fmt.Errorf("the notification stream failed: %w", err))
+		}); err == nil {
+			l.stopListen = stopListen
+		}
+	}
+	return l, nil
+}
+
+// handshakeTimeout is the cause of a connect timeout.
+type handshakeTimeout struct{ d time.Duration }
+
+func (e *handshakeTimeout) Error() string {
+	return fmt.Sprintf("no answer to the handshake within %s", e.d)
+}
+
+func (e *handshakeTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+
+func (l *link) close() {
+	if l.stopListen != nil {
+		l.stopListen()
+	}
+	if l.cli != nil {
+		_ = l.cli.Close()
+	} else if l.proc != nil {
+		_ = l.proc.Close()
+	}
+	l.lose(ErrClosed)
+	if l.closeIdle != nil {
+		l.closeIdle()
+	}
 }
 
 // Close ends the session. For stdio it closes the server's stdin and, if
@@ -373,15 +646,20 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	cli := c.cli
-	c.cli = nil
+	l := c.cur
+	c.cur = nil
+	a := c.pending
 	c.mu.Unlock()
-	var err error
-	if cli != nil {
-		err = cli.Close()
+	if l != nil {
+		l.close()
 	}
 	c.cancel()
-	return err
+	if a != nil {
+		// An attempt still connecting ends with the Conn, and so does its
+		// process: nothing is left running when Close returns.
+		<-a.done
+	}
+	return nil
 }
 
 // ToolNames lists the server's tools, sorted. The list is cached until the
@@ -397,13 +675,15 @@ func (c *Conn) ToolNames(ctx context.Context) ([]string, error) {
 }
 
 func (c *Conn) listTools(ctx context.Context) ([]string, error) {
-	cli, err := c.Client(ctx)
+	l, err := c.link(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := cli.ListTools(ctx, mcp.ListToolsRequest{})
+	bctx, release := c.bound(ctx, l)
+	defer release()
+	res, err := l.cli.ListTools(bctx, mcp.ListToolsRequest{})
 	if err != nil {
-		return nil, c.errorf("list tools of %s: %w", c.cfg.name, err)
+		return nil, c.requestError(ctx, l, "tools/list", err)
 	}
 	names := make([]string, 0, len(res.Tools))
 	for _, t := range res.Tools {
@@ -438,7 +718,9 @@ func (c *Conn) checkTool(ctx context.Context, name string) error {
 		names, err = c.listTools(ctx)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		var ce *mcpruntime.ConnectError
+		var le *mcpruntime.ConnectionLostError
+		if ctx.Err() != nil || errors.As(err, &ce) || errors.As(err, &le) {
 			return err
 		}
 		return nil
@@ -449,11 +731,31 @@ func (c *Conn) checkTool(ctx context.Context, name string) error {
 	return &mcpruntime.MissingToolError{Server: c.cfg.name, Tools: []string{name}, Available: names}
 }
 
+// bound returns ctx, also ended when the connection ends: a request in
+// flight then fails at once instead of waiting for an answer that can no
+// longer come (over SSE the answer would come on the dead stream). release
+// must be called when the request is over.
+func (c *Conn) bound(ctx context.Context, l *link) (context.Context, func()) {
+	if c.kind != kindSSE {
+		// stdio and streamable HTTP fail such requests themselves, and say
+		// more precisely whether the request went out.
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(l.life, func() { cancel(errLinkEnded) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+var errLinkEnded = errors.New("the connection ended")
+
 // CallTool implements mcpruntime.Caller.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
-	cli, err := c.Client(ctx)
+	l, err := c.link(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if l.isDone() {
+		return nil, c.lostBefore(l, fmt.Sprintf("call to tool %q", name))
 	}
 	if err := c.checkTool(ctx, name); err != nil {
 		return nil, err
@@ -463,34 +765,36 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	}
 	s := &sink{}
 	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}}
-	res, err := cli.CallTool(context.WithValue(ctx, sinkKey{}, s), req)
+	bctx, release := c.bound(ctx, l)
+	defer release()
+	res, err := l.cli.CallTool(context.WithValue(bctx, sinkKey{}, s), req)
 	raw, rpcErr := s.get()
 	if err != nil || rpcErr != nil {
 		if cerr := settle(ctx); cerr != nil {
 			// The context ended: that, not what the server or transport
 			// made of it, is the reason.
-			return nil, c.errorf("%s: %w", c.cfg.name, cerr)
+			return nil, fmt.Errorf("server %q: call to tool %q: %w", c.cfg.name, name, cerr)
 		}
 	}
 	if rpcErr != nil {
 		return nil, &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
 	}
 	if err != nil && (raw == nil || inputRequired(raw)) {
-		return nil, c.errorf("%s: %w", c.cfg.name, err)
+		return nil, c.requestError(ctx, l, fmt.Sprintf("call to tool %q", name), err)
 	}
 	if raw != nil {
 		// mcp-go may reject a result the runtime can read (a content kind
 		// it does not know); the raw bytes decide.
 		r, perr := mcpruntime.ParseResult(raw)
 		if perr != nil {
-			return nil, fmt.Errorf("%s: tool %q: %w", c.cfg.name, name, perr)
+			return nil, fmt.Errorf("server %q: tool %q: %w", c.cfg.name, name, perr)
 		}
 		return r, nil
 	}
 	// No raw bytes (a transport that bypasses SendRequest): convert.
 	b, merr := json.Marshal(res)
 	if merr != nil {
-		return nil, fmt.Errorf("%s: tool %q: re-encode result: %w", c.cfg.name, name, merr)
+		return nil, fmt.Errorf("server %q: tool %q: re-encode result: %w", c.cfg.name, name, merr)
 	}
 	return mcpruntime.ParseResult(b)
 }
@@ -539,3 +843,30 @@ var (
 	_ mcpruntime.Caller     = (*Conn)(nil)
 	_ mcpruntime.ToolLister = (*Conn)(nil)
 )
+
+// Do runs f with the connected mcp-go client, for requests the Conn has no
+// method for (listing pages, completions, subscriptions). An error f
+// returns is reported as the Conn's own are: a *mcpruntime.ConnectError
+// when no connection could be made, a *mcpruntime.ConnectionLostError when
+// it ended under the request, otherwise "server %q: what: cause" with the
+// cause tidied and its secrets redacted. what names the request
+// ("tools/list").
+func (c *Conn) Do(ctx context.Context, what string, f func(ctx context.Context, cli *client.Client) error) error {
+	l, err := c.link(ctx)
+	if err != nil {
+		return err
+	}
+	if l.isDone() {
+		return c.lostBefore(l, what)
+	}
+	bctx, release := c.bound(ctx, l)
+	defer release()
+	if err := f(bctx, l.cli); err != nil {
+		var pe *mcpruntime.ProtocolError
+		if errors.As(err, &pe) {
+			return err
+		}
+		return c.requestError(ctx, l, what, err)
+	}
+	return nil
+}

@@ -116,19 +116,23 @@ func (g *GuardedDialer) control(_ context.Context, _, address string, _ syscall.
 	return manager.CheckAddr(ap.Addr(), g.AllowPrivate)
 }
 
-// guardedClient returns an HTTP client that dials through g, ignores proxy
-// settings (a proxy would dial the target on the guard's behalf), caps
-// response messages at limit bytes, and reports an oversized message to
-// onTooLarge.
-func guardedClient(g *GuardedDialer, limit int64, server string, onTooLarge func(error)) *http.Client {
+// messageCappedClient returns an HTTP client that caps response messages at
+// limit bytes while reading them and reports an oversized message to
+// onTooLarge. With a guard it dials through g and ignores proxy settings
+// (a proxy would dial the target on the guard's behalf); without one it
+// dials and proxies as net/http does by default.
+func messageCappedClient(g *GuardedDialer, limit int64, server string, onTooLarge func(error)) *http.Client {
 	t := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           g.DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           plainDial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          16,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
+	}
+	if g != nil {
+		t.Proxy, t.DialContext = nil, g.DialContext
 	}
 	return &http.Client{
 		Transport: &limitTransport{rt: t, limit: limit, server: server, onTooLarge: onTooLarge},
@@ -210,4 +214,16 @@ func (l *totalLimit) Read(p []byte) (int, error) {
 		return 0, l.err
 	}
 	return n, err
+}
+
+var plainDialer = net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// plainDial dials as net/http does, marking failures as not sent: without
+// a connection no request reached the server.
+func plainDial(ctx context.Context, network, address string) (net.Conn, error) {
+	conn, err := plainDialer.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, &notSent{err}
+	}
+	return conn, nil
 }

@@ -250,7 +250,7 @@ func (e *env) manager(opts ...manager.ManagerOption) *manager.Manager {
 
 func (e *env) managerWith(copts []mcpgo.ConnectorOption, opts ...manager.ManagerOption) *manager.Manager {
 	e.t.Helper()
-	copts = append([]mcpgo.ConnectorOption{mcpgo.WithShutdownGrace(200 * time.Millisecond)}, copts...)
+	copts = append([]mcpgo.ConnectorOption{mcpgo.WithConnOptions(mcpgo.WithShutdownGrace(200 * time.Millisecond))}, copts...)
 	base := []manager.ManagerOption{
 		manager.WithSleep(func(ctx context.Context, _ time.Duration) error { e.sleeps.Add(1); return ctx.Err() }),
 		manager.WithJitter(func() float64 { return 0.5 }),

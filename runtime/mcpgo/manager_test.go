@@ -135,7 +135,7 @@ func TestManagerHangingAndGarbageServers(t *testing.T) {
 		t.Errorf("hanging server started %d times, want at most 2 (one retry)", n)
 	}
 	if e.sleeps.Load() != 1 {
-		t.Errorf("no backoff between attempts")
+		t.Errorf("no backoff between attempts (%d sleeps): %v", e.sleeps.Load(), pe)
 	}
 }
 
@@ -191,7 +191,7 @@ func (c *clock) advance(d time.Duration) {
 func TestManagerOversizedReply(t *testing.T) {
 	e := newEnv(t)
 	e.stdio("fix", "serve", nil)
-	m := e.managerWith([]mcpgo.ConnectorOption{mcpgo.WithMaxMessageBytes(64 << 10)})
+	m := e.managerWith([]mcpgo.ConnectorOption{mcpgo.WithConnOptions(mcpgo.WithMaxMessageBytes(64 << 10))})
 	ts, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "fix", Tools: []string{"big", "echo"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestManagerOversizedReply(t *testing.T) {
 	}
 	_, err = invoke(t, ts, "big", `{"n":200000}`)
 	var tl *mcpgo.MessageTooLargeError
-	if !errors.As(err, &tl) || tl.Limit != 64<<10 || !strings.Contains(err.Error(), `server "fix" sent a message larger than 65536 bytes`) {
+	if !errors.As(err, &tl) || tl.Limit != 64<<10 || !strings.Contains(err.Error(), `server "fix": the connection ended during the call to tool "big", which may have run: the server sent a message larger than 65536 bytes`) {
 		t.Fatalf("oversized reply: %v", err)
 	}
 	if r, err := invoke(t, ts, "echo", `{"text":"fine"}`); err != nil || r.Text != "echo: fine" {

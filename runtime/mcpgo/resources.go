@@ -27,7 +27,7 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (*mcpruntime.Resour
 	}
 	r, err := mcpruntime.ParseResourceResult(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: resource %q: %w", c.cfg.name, uri, err)
+		return nil, fmt.Errorf("server %q: resource %q: %w", c.cfg.name, uri, err)
 	}
 	return r, nil
 }
@@ -43,7 +43,7 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 	}
 	r, err := mcpruntime.ParsePromptResult(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: prompt %q: %w", c.cfg.name, name, err)
+		return nil, fmt.Errorf("server %q: prompt %q: %w", c.cfg.name, name, err)
 	}
 	return r, nil
 }
@@ -59,16 +59,21 @@ type clientAPI interface {
 // made of it, and a response over the size limit is refused before it is
 // decoded any further.
 func (c *Conn) request(ctx context.Context, method, what string, send func(context.Context, clientAPI) (any, error)) (json.RawMessage, error) {
-	cli, err := c.Client(ctx)
+	l, err := c.link(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if l.isDone() {
+		return nil, c.lostBefore(l, what)
+	}
 	s := &sink{method: method}
-	res, err := send(context.WithValue(ctx, sinkKey{}, s), cli)
+	bctx, release := c.bound(ctx, l)
+	defer release()
+	res, err := send(context.WithValue(bctx, sinkKey{}, s), l.cli)
 	raw, rpcErr := s.get()
 	if err != nil || rpcErr != nil {
 		if cerr := settle(ctx); cerr != nil {
-			return nil, c.errorf("%s: %w", c.cfg.name, cerr)
+			return nil, fmt.Errorf("server %q: %s: %w", c.cfg.name, what, cerr)
 		}
 	}
 	if rpcErr != nil {
@@ -76,11 +81,11 @@ func (c *Conn) request(ctx context.Context, method, what string, send func(conte
 	}
 	if raw == nil {
 		if err != nil {
-			return nil, c.errorf("%s: %s: %w", c.cfg.name, what, err)
+			return nil, c.requestError(ctx, l, what, err)
 		}
 		// A transport that bypasses SendRequest: re-encode mcp-go's value.
 		if raw, err = json.Marshal(res); err != nil {
-			return nil, fmt.Errorf("%s: %s: re-encode result: %w", c.cfg.name, what, err)
+			return nil, fmt.Errorf("server %q: %s: re-encode result: %w", c.cfg.name, what, err)
 		}
 	}
 	if limit, ok := mcpruntime.ReadLimit(ctx); ok && int64(len(raw)) > limit {

@@ -39,15 +39,47 @@ func (s *sink) get() (json.RawMessage, *mcp.JSONRPCErrorDetails) {
 	return s.result, s.rpcErr
 }
 
+// listSinkKey carries a listSink: the raw pages of tools/list (mcp-go's
+// Tool type drops schema keywords, and schema hashes are over the schemas
+// as sent).
+type listSinkKey struct{}
+
+type listSink struct {
+	mu    sync.Mutex
+	pages []json.RawMessage
+}
+
+func (s *listSink) add(b json.RawMessage) {
+	s.mu.Lock()
+	s.pages = append(s.pages, append(json.RawMessage(nil), b...))
+	s.mu.Unlock()
+}
+
+func (s *listSink) get() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pages
+}
+
 type tap struct {
 	transport.Interface
+	observe func(method string, result json.RawMessage)
 }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.Interface.SendRequest(ctx, req)
-	if err == nil && resp != nil {
-		if s, ok := ctx.Value(sinkKey{}).(*sink); ok && req.Method == cmp.Or(s.method, string(mcp.MethodToolsCall)) {
-			s.record(resp)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && req.Method == cmp.Or(s.method, string(mcp.MethodToolsCall)) {
+		s.record(resp)
+	}
+	if resp.Error == nil {
+		if s, ok := ctx.Value(listSinkKey{}).(*listSink); ok && req.Method == string(mcp.MethodToolsList) {
+			s.add(resp.Result)
+		}
+		if t.observe != nil && resp.Result != nil {
+			t.observe(req.Method, resp.Result)
 		}
 	}
 	return resp, err
@@ -81,8 +113,8 @@ func (t httpTap) SetProtocolVersion(v string) {
 	t.Interface.(transport.HTTPConnection).SetProtocolVersion(v)
 }
 
-func wrap(inner transport.Interface) transport.Interface {
-	t := &tap{Interface: inner}
+func wrap(inner transport.Interface, observe func(string, json.RawMessage)) transport.Interface {
+	t := &tap{Interface: inner, observe: observe}
 	if _, ok := inner.(transport.HTTPConnection); ok {
 		return httpTap{t}
 	}
