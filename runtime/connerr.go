@@ -71,7 +71,10 @@ func (e *ConnectionLostError) Error() string {
 	if e.NotSent {
 		fmt.Fprintf(&b, "server %q: the connection had ended before the %s was sent", e.Server, e.Request)
 	} else {
-		fmt.Fprintf(&b, "server %q: the connection ended during the %s, which may have run", e.Server, e.Request)
+		fmt.Fprintf(&b, "server %q: the connection ended during the %s", e.Server, e.Request)
+		if strings.HasPrefix(e.Request, "call") {
+			b.WriteString(", which may have run")
+		}
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

@@ -85,11 +85,20 @@ func writeViolations(b *strings.Builder, vs []Violation) {
 type TimeoutError struct {
 	Tool    string
 	Timeout time.Duration
+	// Err is what the connection reported as the time ran out (a
+	// *ConnectError while still connecting), if anything.
+	Err error
 }
 
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("tool %q did not answer within %s", e.Tool, e.Timeout)
 }
 
-// Unwrap makes errors.Is(err, context.DeadlineExceeded) true.
-func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+// Unwrap makes errors.Is(err, context.DeadlineExceeded) true, and lets
+// errors.As reach what the connection reported.
+func (e *TimeoutError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{context.DeadlineExceeded, e.Err}
+	}
+	return []error{context.DeadlineExceeded}
+}

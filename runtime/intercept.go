@@ -52,7 +52,7 @@ func timeout(d time.Duration) interceptor {
 			if err != nil {
 				var te *TimeoutError
 				if ctx.Err() != nil && errors.As(context.Cause(ctx), &te) {
-					return nil, te
+					return nil, &TimeoutError{Tool: te.Tool, Timeout: te.Timeout, Err: err}
 				}
 			}
 			return res, err

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"io"
 	"log/slog"
 	"path"
 	"strings"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -63,8 +64,10 @@ func (c *capture) wrap(err error) error {
 	switch {
 	case errors.As(err, &ce):
 		exit, stderr, msg = ce.Exit, ce.Stderr, err.Error()
+		e.session = err
 	case errors.As(err, &le):
 		exit, stderr, msg = le.Exit, le.Stderr, err.Error()
+		e.session = err
 	default:
 		msg = fmt.Sprintf("server %q: %v", c.src.ID, err)
 	}
@@ -130,22 +133,9 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 	c.ctx = ctx
 
 	c.tap = &tap{last: map[string]json.RawMessage{}}
-	opts := []mcpgo.Option{mcpgo.WithName(c.src.ID), mcpgo.WithClientInfo(clientInfo.Name, clientInfo.Version),
-		mcpgo.WithRawObserver(c.tap.record),
+	c.conn = Dial(c.src, mcpgo.WithClientInfo(clientInfo.Name, clientInfo.Version), mcpgo.WithRawObserver(c.tap.record),
 		// The capture's own deadline bounds the handshake.
-		mcpgo.WithConnectTimeout(0)}
-	for _, f := range c.red.values {
-		opts = append(opts, mcpgo.WithNamedSecret(f, c.red.names[f]))
-	}
-	switch c.src.Transport {
-	case Stdio:
-		opts = append(opts, mcpgo.WithEnv(c.src.Env...), mcpgo.WithDir(c.src.Dir))
-		c.conn = mcpgo.Stdio(c.src.Command, c.src.Args, opts...)
-	case HTTP:
-		c.conn = mcpgo.StreamableHTTP(c.src.URL, append(opts, mcpgo.WithHeaders(c.src.Headers))...)
-	case SSE:
-		c.conn = mcpgo.SSE(c.src.URL, append(opts, mcpgo.WithHeaders(c.src.Headers))...)
-	}
+		mcpgo.WithConnectTimeout(0))
 	defer c.conn.Close()
 	cl, err := c.conn.Client(ctx)
 	if err != nil {
@@ -226,6 +216,25 @@ func page(cur mcp.Cursor) mcp.PaginatedRequest {
 	return mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: cur}}
 }
 
+// Dial returns a session-layer connection to src (not yet connected),
+// with every secret in src redacted from its errors by name. mcpgen's
+// commands connect through it, so a server fails the same way in each.
+func Dial(src Source, opts ...mcpgo.Option) *mcpgo.Conn {
+	red := newRedactor(&src)
+	o := []mcpgo.Option{mcpgo.WithName(src.ID)}
+	for _, f := range red.values {
+		o = append(o, mcpgo.WithNamedSecret(f, red.names[f]))
+	}
+	o = append(o, opts...)
+	switch src.Transport {
+	case HTTP:
+		return mcpgo.StreamableHTTP(src.URL, append(o, mcpgo.WithHeaders(src.Headers))...)
+	case SSE:
+		return mcpgo.SSE(src.URL, append(o, mcpgo.WithHeaders(src.Headers))...)
+	}
+	return mcpgo.Stdio(src.Command, src.Args, append(o, mcpgo.WithEnv(src.Env...), mcpgo.WithDir(src.Dir))...)
+}
+
 // fail explains why a request failed: the session layer's facts about the
 // server (garbage on stdout, its exit, its stderr) come with its error; a
 // capture cut off by its own deadline says so.
@@ -233,7 +242,8 @@ func (c *capture) fail(op string, err error) error {
 	var ce *mcpruntime.ConnectError
 	var le *mcpruntime.ConnectionLostError
 	var ge *mcpgo.StdoutGarbageError
-	telling := errors.As(err, &ge) || (errors.As(err, &ce) && ce.Exit != "") || (errors.As(err, &le) && le.Exit != "")
+	isCE, isLE := errors.As(err, &ce), errors.As(err, &le)
+	telling := errors.As(err, &ge) || (isCE && ce.Exit != "") || (isLE && le.Exit != "")
 	if cause := context.Cause(c.ctx); cause != nil && c.ctx.Err() != nil && !telling {
 		if ce != nil || le != nil {
 			return &kindError{err: err, kind: cause}

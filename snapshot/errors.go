@@ -37,11 +37,19 @@ type Error struct {
 	// Stderr is the redacted tail of a stdio server's stderr ("" if none).
 	Stderr string
 	msg    string
+	// session is the session layer's error (already redacted), kept so
+	// errors.As finds its *mcpruntime.ConnectError and causes.
+	session error
 }
 
 func (e *Error) Error() string { return e.msg }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() []error {
+	if e.session != nil {
+		return []error{e.Err, e.session}
+	}
+	return []error{e.Err}
+}
 
 // redactor hides secret values in text. Longer secrets are replaced first
 // so that a secret containing another is hidden whole.

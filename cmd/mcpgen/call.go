@@ -18,7 +18,6 @@ import (
 	"github.com/mcpgen/mcpgen/config"
 	"github.com/mcpgen/mcpgen/manifest"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
-	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 	"github.com/mcpgen/mcpgen/snapshot"
 )
 
@@ -119,7 +118,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			}
 		}
 
-		conn := connFor(src)
+		conn := snapshot.Dial(src)
 		defer conn.Close()
 		res, err := conn.CallTool(ctx, tool, rawArgs)
 		if err != nil {
@@ -280,21 +279,6 @@ func collectViolations(u jsonschema.OutputUnit, out *[]mcpruntime.Violation) {
 	for _, e := range u.Errors {
 		collectViolations(e, out)
 	}
-}
-
-func connFor(src snapshot.Source) *mcpgo.Conn {
-	opts := []mcpgo.Option{mcpgo.WithName(src.ID)}
-	switch src.Transport {
-	case snapshot.HTTP:
-		return mcpgo.StreamableHTTP(src.URL, append(opts, mcpgo.WithHeaders(src.Headers))...)
-	case snapshot.SSE:
-		return mcpgo.SSE(src.URL, append(opts, mcpgo.WithHeaders(src.Headers))...)
-	}
-	opts = append(opts, mcpgo.WithEnv(src.Env...))
-	if src.Dir != "" {
-		opts = append(opts, mcpgo.WithDir(src.Dir))
-	}
-	return mcpgo.Stdio(src.Command, src.Args, opts...)
 }
 
 // printResult shows a result to a person: structured content as indented

@@ -517,7 +517,13 @@ func (c *Conn) link(ctx context.Context) (*link, error) {
 	case <-a.done:
 		return a.l, a.err
 	case <-ctx.Done():
-		return nil, &mcpruntime.ConnectError{Server: c.cfg.name, Attempts: 1, Err: c.clean(context.Cause(ctx))}
+		// The cause says why (a capture's own timeout, a tool's); the
+		// context's error keeps errors.Is(err, context.DeadlineExceeded).
+		cause := context.Cause(ctx)
+		if !errors.Is(cause, ctx.Err()) {
+			cause = &cleanError{msg: cause.Error(), kinds: []error{ctx.Err()}}
+		}
+		return nil, &mcpruntime.ConnectError{Server: c.cfg.name, Attempts: 1, Err: c.clean(cause)}
 	}
 }
 

@@ -141,6 +141,9 @@ func (c *Conn) clean(err error) error {
 		return nil
 	}
 	msg := c.redact(tidy(err.Error()))
+	if strings.Contains(msg, "unexpected content type: text/html") {
+		msg += " (is the URL the server's MCP endpoint? A web page, a sign-in page or a proxy answered)"
+	}
 	var kinds []error
 	for _, k := range sentinels {
 		if errors.Is(err, k) {

@@ -244,11 +244,13 @@ func startProcess(spec processSpec) (*process, error) {
 		case errors.As(err, &ge):
 			ge.Server = spec.server
 		}
+		// The reason first: the kill below ends the process, and its exit
+		// must not be taken for the reason.
+		p.lose(err)
 		if tl != nil || ge != nil {
 			// The server is misbehaving; it gets no further input.
 			signalGroup(cmd, syscall.SIGKILL)
 		}
-		p.lose(err)
 	}}
 	p.Stdio = transport.NewIO(out, pipeWriter{stdin}, nil)
 	go func() {
