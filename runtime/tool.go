@@ -393,7 +393,7 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 		case errors.As(err, &te):
 			return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
 		case errors.As(err, &pe) && ctx.Err() == nil:
-			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message}, nil
+			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message, Provenance: c.prov}, nil
 		}
 		return ModelResult{}, err
 	}
