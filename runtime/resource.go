@@ -1,7 +1,6 @@
 package mcpruntime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -523,17 +522,8 @@ func scrubContents(r *ResourceResult, tok Secret) {
 	if r == nil {
 		return
 	}
-	esc := tok.appendJSONEscaped()
-	raw := func(b json.RawMessage) json.RawMessage {
-		if len(b) == 0 || !bytes.Contains(b, esc) {
-			return b
-		}
-		return bytes.ReplaceAll(b, esc, []byte(redacted))
-	}
-	str := func(s string) string { return strings.ReplaceAll(s, string(tok), redacted) }
-	r.Meta = raw(r.Meta)
+	r.Meta = tok.scrubJSON(r.Meta)
 	for i := range r.Contents {
-		c := &r.Contents[i]
-		c.Text, c.URI, c.Meta, c.Raw = str(c.Text), str(c.URI), raw(c.Meta), raw(c.Raw)
+		tok.scrubContents(&r.Contents[i])
 	}
 }
