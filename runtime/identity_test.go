@@ -235,3 +235,20 @@ func TestRedactedErrorHoldsNoToken(t *testing.T) {
 		}
 	}
 }
+
+func TestScrubResourceContents(t *testing.T) {
+	tok := Secret(canary)
+	r := &ResourceResult{URI: "mem://x", Meta: json.RawMessage(`{"k":"` + canary + `"}`), Contents: []ResourceContents{
+		{URI: "mem://" + canary, MIMEType: "text/" + canary, Blob: canary, IsBlob: true, Raw: json.RawMessage(`{"blob":"` + canary + `"}`)},
+		{URI: "mem://t", MIMEType: canary, Text: canary},
+	}}
+	scrubContents(r, tok)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		if s := fmt.Sprintf(verb, *r); strings.Contains(s, canary) {
+			t.Errorf("%s: %s", verb, s)
+		}
+	}
+	if deepContains(reflect.ValueOf(r), canary, map[uintptr]bool{}) {
+		t.Errorf("scrubbed contents still hold the token: %+v", r)
+	}
+}
