@@ -205,7 +205,7 @@ func (g *Gate) decide(ctx context.Context, c *call) (string, bool) {
 	if g.taintAware && !c.desc.Annotations.ReadOnly {
 		if r := RunFrom(ctx); r != nil {
 			if p, ok := r.Tainted(); ok {
-				return fmt.Sprintf("the run has ingested external content (from tool %q) and the tool may change state", p.Tool), true
+				return fmt.Sprintf("the run has ingested external content (from %s) and the tool may change state", p.source()), true
 			}
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"mime"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // ResourceReader is implemented by connections that can read resources
@@ -211,11 +213,31 @@ func DecodeResource[T any](res *ResourceResult, d *ResourceDescriptor, decode fu
 	if c.IsBlob {
 		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "expected JSON text, got a blob"}
 	}
+	if !jsonscan.Valid([]byte(c.Text)) {
+		// Said here: a decoder reading the kind from the first byte would
+		// call "nope" an unexpected null.
+		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "expected JSON text for the bound schema, got " + notJSON(c.Text)}
+	}
 	v, err := decode([]byte(c.Text))
 	if err != nil {
 		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "content does not match the bound schema", Err: err}
 	}
 	return &TypedResource[T]{Content: v, ResourceResult: res}, nil
+}
+
+// notJSON describes text that is not JSON by how it starts.
+func notJSON(text string) string {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return "empty text"
+	}
+	if i := strings.IndexAny(t, "\r\n"); i >= 0 {
+		t = t[:i]
+	}
+	if r := []rune(t); len(r) > 24 {
+		t = string(r[:24]) + "…"
+	}
+	return fmt.Sprintf("text that is not JSON (it starts %q)", t)
 }
 
 func isJSONType(mt string) bool {

@@ -37,6 +37,18 @@ type Provenance struct {
 	IsError bool `json:"isError,omitempty"`
 }
 
+// source names what brought the content in, for approval reasons: the
+// tool, the resource read or the prompt got.
+func (p Provenance) source() string {
+	switch {
+	case p.Resource != "":
+		return fmt.Sprintf("resource %q", p.Resource)
+	case p.Prompt != "":
+		return fmt.Sprintf("prompt %q", p.Prompt)
+	}
+	return fmt.Sprintf("tool %q", p.Tool)
+}
+
 // Run is the ledger of one agent run: the provenance of every result the
 // run ingested, in order. Carry it in the run's context with WithRun; each
 // run has its own, so concurrent runs never see each other's records. A

@@ -15,6 +15,7 @@ import (
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
 // Regression tests for holes independent tests found in the guards, each
@@ -281,5 +282,56 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 		if strings.Contains(o, string(canary)) {
 			t.Errorf("token leaked: %s", o)
 		}
+	}
+}
+
+type pipelineContent struct {
+	Stages []string `json:"stages"`
+}
+
+// decodePipeline decodes as a generated Decode<Name>Content does.
+func decodePipeline(b []byte) (pipelineContent, error) {
+	var v pipelineContent
+	var vs mcpimpl.Violations
+	mcpimpl.Decode(b, &v, "", &vs)
+	return v, vs.Err("pipeline content")
+}
+
+// Resource text that is not JSON is reported for what it is, whatever its
+// first letter; and a resource read that taints a run is named in the
+// approval reason of the next mutation.
+func TestResourceNotJSONAndTaintReason(t *testing.T) {
+	c := attackStdio()
+	closeConn(t, c)
+	run := mcpruntime.NewRun("")
+	ctx := mcpruntime.WithRun(context.Background(), run)
+	for uri, want := range map[string]string{
+		"mem://nope": `got text that is not JSON (it starts "nope")`,
+		"mem://name": `got text that is not JSON (it starts "name=alpha")`,
+		"mem://null": "unexpected null", // JSON null is what it says
+	} {
+		d := &mcpruntime.ResourceDescriptor{URI: uri, Name: strings.TrimPrefix(uri, "mem://"), MIMEType: "application/json"}
+		res, err := mcpruntime.ReadResource(ctx, c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = mcpruntime.DecodeResource(res, d, decodePipeline)
+		var rce *mcpruntime.ResourceContentError
+		if !errors.As(err, &rce) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want it to say %q", uri, err, want)
+		}
+		if uri != "mem://null" && strings.Contains(err.Error(), "null") {
+			t.Errorf("%s: %v", uri, err)
+		}
+	}
+	if p, ok := run.Tainted(); !ok || p.Resource == "" {
+		t.Fatalf("a resource read did not taint the run: %+v", p)
+	}
+	first, _ := run.Tainted()
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), mcpruntime.GateDefault(mcpruntime.GateNever), mcpruntime.GateAfterTaint())
+	_, err := newPlain(kindsDesc, c, mcpruntime.WithGate(gate)).Invoke(ctx, nil)
+	var are *mcpruntime.ApprovalRequiredError
+	if !errors.As(err, &are) || !strings.Contains(are.Approval.Why, fmt.Sprintf("(from resource %q)", first.Resource)) {
+		t.Errorf("approval reason after a resource read: %v", err)
 	}
 }
