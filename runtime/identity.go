@@ -109,7 +109,7 @@ func identity(argument string, declared map[string]bool) interceptor {
 			if argument != "" {
 				args, err := setArgument(c.args, argument, string(c.token), declared)
 				if err != nil {
-					return nil, fmt.Errorf("tool %q: inject identity argument %q: %w", c.desc.Name, argument, err)
+					return nil, fmt.Errorf("tool %q: inject identity argument %q: %w (%w)", c.desc.Name, argument, err, ErrNotSent)
 				}
 				c.args = args
 			} else {

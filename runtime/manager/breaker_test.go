@@ -1,7 +1,7 @@
 package manager
 
 import (
-	. "github.com/mcpgen/mcpgen/runtime"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 
 	"context"
 	"encoding/json"
@@ -141,20 +141,20 @@ type calcInput struct {
 
 func (in *calcInput) Validate() error {
 	if in.B == 0 {
-		return &ValidationError{Violations: []Violation{{Pointer: "/b", Message: "must not be 0"}}}
+		return &mcpruntime.ValidationError{Violations: []mcpruntime.Violation{{Pointer: "/b", Message: "must not be 0"}}}
 	}
 	return nil
 }
 
 func TestGoToolGuarantees(t *testing.T) {
-	desc := &Descriptor{Name: "divide", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false}`)}
+	desc := &mcpruntime.Descriptor{Name: "divide", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false}`)}
 	calls := 0
-	div := NewGoTool[calcInput](desc, GoToolOptions{}, func(_ context.Context, in calcInput) (ModelResult, error) {
+	div := mcpruntime.NewGoTool[calcInput](desc, mcpruntime.GoToolOptions{}, func(_ context.Context, in calcInput) (mcpruntime.ModelResult, error) {
 		calls++
-		return ModelResult{Text: "quotient " + string(rune('0'+in.A/in.B))}, nil
+		return mcpruntime.ModelResult{Text: "quotient " + string(rune('0'+in.A/in.B))}, nil
 	})
-	run := NewRun("r")
-	ctx := WithRun(context.Background(), run)
+	run := mcpruntime.NewRun("r")
+	ctx := mcpruntime.WithRun(context.Background(), run)
 	m, err := div.Invoke(ctx, json.RawMessage(`{"a":6,"b":0,"c":1}`))
 	if err != nil || !m.IsError || !strings.Contains(m.Text, "/b") || !strings.Contains(m.Text, "/c") || calls != 0 {
 		t.Fatalf("invalid input: %+v, %v, calls %d", m, err, calls)
@@ -169,24 +169,24 @@ func TestGoToolGuarantees(t *testing.T) {
 
 	block := make(chan struct{})
 	defer close(block)
-	slow := NewGoTool[calcInput](&Descriptor{Name: "slow"}, GoToolOptions{Timeout: time.Millisecond, External: true},
-		func(context.Context, calcInput) (ModelResult, error) {
+	slow := mcpruntime.NewGoTool[calcInput](&mcpruntime.Descriptor{Name: "slow"}, mcpruntime.GoToolOptions{Timeout: time.Millisecond, External: true},
+		func(context.Context, calcInput) (mcpruntime.ModelResult, error) {
 			<-block // ignores its context
-			return ModelResult{Text: "late"}, nil
+			return mcpruntime.ModelResult{Text: "late"}, nil
 		})
 	m, err = slow.Invoke(ctx, json.RawMessage(`{"b":1}`))
 	if err != nil || !m.IsError || !strings.Contains(m.Text, "did not answer within 1ms") {
 		t.Fatalf("timeout: %+v, %v", m, err)
 	}
 
-	boom := NewGoTool[calcInput](&Descriptor{Name: "boom"}, GoToolOptions{External: true}, func(context.Context, calcInput) (ModelResult, error) {
+	boom := mcpruntime.NewGoTool[calcInput](&mcpruntime.Descriptor{Name: "boom"}, mcpruntime.GoToolOptions{External: true}, func(context.Context, calcInput) (mcpruntime.ModelResult, error) {
 		panic("index out of range")
 	})
 	if _, err := boom.Invoke(ctx, json.RawMessage(`{"b":1}`)); err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Fatalf("panic: %v", err)
 	}
-	ext := NewGoTool[calcInput](&Descriptor{Name: "fetch"}, GoToolOptions{External: true}, func(context.Context, calcInput) (ModelResult, error) {
-		return ModelResult{Text: "page"}, nil
+	ext := mcpruntime.NewGoTool[calcInput](&mcpruntime.Descriptor{Name: "fetch"}, mcpruntime.GoToolOptions{External: true}, func(context.Context, calcInput) (mcpruntime.ModelResult, error) {
+		return mcpruntime.ModelResult{Text: "page"}, nil
 	})
 	if _, err := ext.Invoke(ctx, json.RawMessage(`{"b":1}`)); err != nil {
 		t.Fatal(err)
@@ -200,9 +200,9 @@ func TestGoToolBreakerInManager(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(0, 0)}
 	m := NewManager(NewRegistry(NewMemoryServerStore(), Policy{}), nil, WithClock(clk.now), WithBreaker(BreakerConfig{FailureThreshold: 2}))
 	calls := 0
-	failing := NewGoTool[calcInput](&Descriptor{Name: "flaky"}, GoToolOptions{}, func(context.Context, calcInput) (ModelResult, error) {
+	failing := mcpruntime.NewGoTool[calcInput](&mcpruntime.Descriptor{Name: "flaky"}, mcpruntime.GoToolOptions{}, func(context.Context, calcInput) (mcpruntime.ModelResult, error) {
 		calls++
-		return ModelResult{}, errors.New("backend down")
+		return mcpruntime.ModelResult{}, errors.New("backend down")
 	})
 	ts, err := m.Toolset(context.Background(), "agent", nil, failing)
 	if err != nil {

@@ -114,8 +114,9 @@ type Connector interface {
 
 // ErrNotSent marks a call error where the request provably never reached
 // the server (the connection could not be made, the process was already
-// gone): retrying it cannot run the tool twice.
-var ErrNotSent = errors.New("the request was not sent")
+// gone): retrying it cannot run the tool twice. It is the runtime's
+// mcpruntime.ErrNotSent, so gates record such calls as never sent.
+var ErrNotSent = mcpruntime.ErrNotSent
 
 // PermanentError marks a connection failure retrying cannot fix (an address
 // the SSRF guard refuses, a program that does not exist).
@@ -140,6 +141,10 @@ func (e *ConnectError) Error() string {
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrNotSent) true: without a connection no
+// request left.
+func (e *ConnectError) Is(target error) bool { return target == ErrNotSent }
 
 // ErrAgentNotAllowed matches every *AccessError.
 var ErrAgentNotAllowed = errors.New("agent not allowed")

@@ -86,6 +86,26 @@ func attackServer() *server.MCPServer {
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("rejected token " + req.GetString("access_token", ""))
 		})
+	// For approval outcomes: count counts its executions in $ATTACK_COUNT;
+	// block says on stderr that the request arrived, then never answers;
+	// fail answers with a JSON-RPC error.
+	plain := func(name string, h server.ToolHandlerFunc) {
+		s.AddTool(mcp.NewTool(name, mcp.WithString("note")), h)
+	}
+	plain("count", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		appendLine(os.Getenv("ATTACK_COUNT"), "count")
+		return mcp.NewToolResultText("counted"), nil
+	})
+	plain("block", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		appendLine(os.Getenv("ATTACK_COUNT"), "block")
+		fmt.Fprintln(os.Stderr, "arrived: block")
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	plain("fail", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		appendLine(os.Getenv("ATTACK_COUNT"), "fail")
+		return nil, errors.New("ledger locked")
+	})
 	for uri, text := range map[string]string{"mem://nope": "nope", "mem://name": "name=alpha", "mem://null": "null"} {
 		s.AddResource(mcp.NewResource(uri, strings.TrimPrefix(uri, "mem://"), mcp.WithMIMEType("application/json")),
 			func(_ context.Context, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
