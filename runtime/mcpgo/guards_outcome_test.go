@@ -15,21 +15,30 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
-// arrival is a server's stderr; ch is closed when the server says a
-// request arrived, so a test waits on the event instead of a clock.
+// arrival is a server's stderr; ch receives once for every request the
+// server says arrived, so a test waits on the event instead of a clock.
 type arrival struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	once sync.Once
-	ch   chan struct{}
+	mu  sync.Mutex
+	buf bytes.Buffer
+	ch  chan struct{}
 }
+
+func newArrival() *arrival { return &arrival{ch: make(chan struct{}, 64)} }
 
 func (a *arrival) Write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.buf.Write(p)
-	if strings.Contains(a.buf.String(), "arrived: ") {
-		a.once.Do(func() { close(a.ch) })
+	for {
+		line, err := a.buf.ReadString('\n')
+		if err != nil {
+			a.buf.Reset()
+			a.buf.WriteString(line) // an unfinished line
+			break
+		}
+		if strings.HasPrefix(line, "arrived: ") {
+			a.ch <- struct{}{}
+		}
 	}
 	return len(p), nil
 }
@@ -58,7 +67,7 @@ func approved(t *testing.T, g *mcpruntime.Gate, tl *mcpruntime.Tool[NoteArgs, mc
 // error and message.
 func TestApprovalOutcomes(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
-	arrived := &arrival{ch: make(chan struct{})}
+	arrived := newArrival()
 	c := mcpgo.Stdio(os.Args[0], nil, mcpgo.WithEnv(attackModeEnv+"=serve", "ATTACK_COUNT="+count), mcpgo.WithName("attack"), mcpgo.WithStderr(arrived))
 	closeConn(t, c)
 	g := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), mcpruntime.GateDefault(mcpruntime.GateAlways))
