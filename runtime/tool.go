@@ -179,7 +179,7 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 // outcome. It must run as the principal that made the call. Errors are
 // Call's, plus an *ApprovalError (errors.Is ErrApprovalPending,
 // ErrApprovalDenied, ErrApprovalExpired, ErrApprovalMismatch,
-// ErrOutcomeUnknown, ErrApprovedCallFailed).
+// ErrOutcomeUnknown, ErrApprovedCallFailed, ErrApprovedCallNotSent).
 func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
