@@ -79,10 +79,41 @@ type Approval struct {
 // Outcome is what the one execution of an approved call produced: the
 // tools/call result, or the error that ended it.
 type Outcome struct {
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Provenance *Provenance     `json:"provenance,omitempty"`
-	Finished   time.Time       `json:"finished"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Delivery says, for an Error, whether the request reached the server:
+	// DeliveryNotSent, DeliveryUnknown, or "" when the server answered with
+	// the error (records written before it existed read as answered).
+	Delivery   Delivery    `json:"delivery,omitempty"`
+	Provenance *Provenance `json:"provenance,omitempty"`
+	Finished   time.Time   `json:"finished"`
+}
+
+// Delivery is what is known about a failed execution's request.
+type Delivery string
+
+const (
+	// DeliveryNotSent: the request provably never reached the server (the
+	// connection could not be made, the process was already gone).
+	DeliveryNotSent Delivery = "not-sent"
+	// DeliveryUnknown: the request was sent, or may have been, and no
+	// answer came (the context ended, the connection was lost, the call
+	// timed out): the server may have applied it.
+	DeliveryUnknown Delivery = "unknown"
+)
+
+// delivery classifies the error of an execution: an answer from the
+// server (a JSON-RPC error) is a failure, a request that provably never
+// left is not sent, and anything else may have reached the server.
+func delivery(err error) Delivery {
+	var pe *ProtocolError
+	switch {
+	case errors.Is(err, ErrNotSent):
+		return DeliveryNotSent
+	case errors.As(err, &pe):
+		return ""
+	}
+	return DeliveryUnknown
 }
 
 // effectiveState is the state with expiry applied.
@@ -139,9 +170,14 @@ var (
 	// never recorded (the process running it died, or it is still running
 	// elsewhere). It may have reached the server, so it is not made again.
 	ErrOutcomeUnknown = errors.New("the call was started but its outcome is unknown; it is not made again")
-	// ErrApprovedCallFailed: the one execution ended in an error; it is not
-	// made again.
-	ErrApprovedCallFailed = errors.New("the approved call was made once and failed; it is not made again")
+	// ErrApprovedCallFailed: the one execution reached the server, which
+	// answered with an error; it is not made again.
+	ErrApprovedCallFailed = errors.New("the approved call was made once and the server answered with an error; it is not made again")
+	// ErrApprovedCallNotSent: the approved call was not sent, so the server
+	// never saw it. Either the resume's context had already ended (nothing
+	// was started and the approval stays approved: resume again), or the
+	// one execution could not send the request (the approval is used up).
+	ErrApprovedCallNotSent = errors.New("the approved call was not sent to the server")
 )
 
 // ApprovalError is an operation on an approval that could not proceed.

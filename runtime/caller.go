@@ -3,6 +3,7 @@ package mcpruntime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,6 +90,13 @@ func quoteList(ss []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// ErrNotSent marks a call error where the request provably never reached
+// the server (the connection could not be made, the process was already
+// gone, the runtime refused the call before sending it). Connections wrap
+// their errors so that errors.Is(err, ErrNotSent) tells; retrying such a
+// call, or reporting it as never made, is safe.
+var ErrNotSent = errors.New("the request was not sent")
 
 // ProtocolError is a JSON-RPC error response from the server: the server
 // answered, but not with a result.

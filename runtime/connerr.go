@@ -1,15 +1,10 @@
 package mcpruntime
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
 
-// ErrNotSent marks an error where the request provably never reached the
-// server (the connection could not be made, or had already ended): the
-// call did not run, and making it again cannot run it twice.
-var ErrNotSent = errors.New("the request was not sent")
 
 // ConnectError reports that a server could not be reached, or that the MCP
 // handshake with it failed: no tool call was made. Every session layer

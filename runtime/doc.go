@@ -114,7 +114,9 @@
 // adapter reads BearerToken in mcp-go's per-request header hook). A tool
 // given WithIdentityArgument(name) gets the token in that argument instead
 // (stdio has no headers): set on every call, overriding any value, and
-// removed from a model's arguments before decoding. The generator removes
+// removed from a model's arguments before decoding, together with every
+// member a server's decoder could bind to it (case folds such as the
+// Kelvin sign for k, snake/camel/kebab spellings; see docs/guards.md). The generator removes
 // the argument from the Input type and the model-facing schema with
 // StripProperty. The token is scrubbed from results and errors (servers
 // echo arguments), is never stored, and prints as [redacted].
@@ -131,7 +133,10 @@
 // compare-and-swap, one resumer wins, the others in the process wait for
 // its outcome, and every later resume returns the recorded outcome. A call
 // that may have reached the server is never made again; if the process
-// died mid-call, resumes report ErrOutcomeUnknown. A denied call gives the
+// died mid-call, resumes report ErrOutcomeUnknown; later resumes tell a
+// call never sent (ErrApprovedCallNotSent) from one sent without an answer
+// (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
+// A denied call gives the
 // model a denial as the tool's result. An approval covers its digest and
 // principal only, and pending approvals expire (GateTTL). Stores:
 // MemoryStore, and FileStore (one file per approval, atomic writes, flock

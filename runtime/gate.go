@@ -205,7 +205,7 @@ func (g *Gate) decide(ctx context.Context, c *call) (string, bool) {
 	if g.taintAware && !c.desc.Annotations.ReadOnly {
 		if r := RunFrom(ctx); r != nil {
 			if p, ok := r.Tainted(); ok {
-				return fmt.Sprintf("the run has ingested external content (from tool %q) and the tool may change state", p.Tool), true
+				return fmt.Sprintf("the run has ingested external content (from %s) and the tool may change state", p.source()), true
 			}
 		}
 	}
@@ -299,6 +299,13 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 				if err := binding(a, c); err != nil {
 					return err
 				}
+				if ctx.Err() != nil {
+					// A call on an ended context would fail before or
+					// after reaching the server; not starting it keeps
+					// the approval usable.
+					return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovedCallNotSent,
+						Detail: fmt.Sprintf("the resume's context had ended (%v), so nothing was started; the approval is still approved and a resume with a live context makes the call", context.Cause(ctx))}
+				}
 				a.State, a.Started = StateExecuting, now
 				won = true
 				// Registered under the store's lock, so a resumer that sees
@@ -367,7 +374,7 @@ func (g *Gate) run(ctx context.Context, c *call, a *Approval, next handler) (*Re
 	res, err := next(ctx, c)
 	out := &Outcome{Finished: g.now(), Provenance: c.prov}
 	if err != nil {
-		out.Error = err.Error()
+		out.Error, out.Delivery = err.Error(), delivery(err)
 	} else if out.Result, err = encodeResult(res); err != nil {
 		out.Error = "encode result: " + err.Error()
 	}
@@ -392,6 +399,14 @@ func replay(ctx context.Context, c *call, a *Approval) (*Result, error) {
 		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "done without an outcome"}
 	}
 	if o.Error != "" {
+		switch o.Delivery {
+		case DeliveryNotSent:
+			return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovedCallNotSent,
+				Detail: "the one execution could not send it, so the server never saw it; the approval is used up, ask for a new one: " + o.Error}
+		case DeliveryUnknown:
+			return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeUnknown,
+				Detail: "the request was sent, or may have been, and no answer came; check on the server whether it was applied: " + o.Error}
+		}
 		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovedCallFailed, Detail: o.Error}
 	}
 	res, err := ParseResult(o.Result)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Secret is a credential. It prints as [redacted] with the fmt verbs and
@@ -94,19 +95,21 @@ func resolvePrincipal(ctx context.Context, p TokenProvider, tool string) (Princi
 }
 
 // identity injects the call's token: into the named argument, overriding
-// whatever the arguments held, or as a bearer header through the context.
-// On the way back it scrubs the token from the result and the error, since
-// servers echo arguments in messages.
-func identity(argument string) interceptor {
+// whatever the arguments held and dropping every member a server's decoder
+// could bind to it (see bindsTo), or as a bearer header through the
+// context. declared are the input schema's other properties, which are
+// kept. On the way back it scrubs the token from the result and the error,
+// since servers echo arguments in messages.
+func identity(argument string, declared map[string]bool) interceptor {
 	return func(next handler) handler {
 		return func(ctx context.Context, c *call) (*Result, error) {
 			if c.token == "" {
 				return next(ctx, c)
 			}
 			if argument != "" {
-				args, err := setArgument(c.args, argument, string(c.token))
+				args, err := setArgument(c.args, argument, string(c.token), declared)
 				if err != nil {
-					return nil, fmt.Errorf("tool %q: inject identity argument %q: %w", c.desc.Name, argument, err)
+					return nil, fmt.Errorf("tool %q: inject identity argument %q: %w (%w)", c.desc.Name, argument, err, ErrNotSent)
 				}
 				c.args = args
 			} else {
@@ -122,12 +125,18 @@ func identity(argument string) interceptor {
 }
 
 // setArgument sets member name of the JSON object args to the JSON string
-// value, replacing any value already there.
-func setArgument(args json.RawMessage, name, value string) (json.RawMessage, error) {
+// value, replacing any value already there and removing every other member
+// that binds to name (declared members excepted).
+func setArgument(args json.RawMessage, name, value string, declared map[string]bool) (json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if b := bytes.TrimSpace(args); len(b) > 0 && !bytes.Equal(b, []byte("null")) {
 		if err := json.Unmarshal(b, &m); err != nil {
 			return nil, errors.New("the arguments are not a JSON object")
+		}
+	}
+	for k := range m {
+		if !declared[k] && bindsTo(k, name) {
+			delete(m, k)
 		}
 	}
 	v, err := json.Marshal(value)
@@ -135,22 +144,29 @@ func setArgument(args json.RawMessage, name, value string) (json.RawMessage, err
 		return nil, err
 	}
 	m[name] = v
-	return json.Marshal(m) // sorted keys: deterministic bytes
+	return json.Marshal(m) // sorted keys, no duplicates: deterministic bytes
 }
 
-// removeArgument drops member name from a model's arguments: the model is
-// not shown the identity argument, and whatever it sent there is ignored.
+// removeArgument drops member name, and every member that binds to it
+// (declared members excepted), from a model's arguments: the model is not
+// shown the identity argument, and whatever it sent there is ignored.
 // Arguments that are not a JSON object are returned unchanged for the
 // decoder to report.
-func removeArgument(args json.RawMessage, name string) json.RawMessage {
+func removeArgument(args json.RawMessage, name string, declared map[string]bool) json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil || m == nil {
 		return args
 	}
-	if _, ok := m[name]; !ok {
+	found := false
+	for k := range m {
+		if !declared[k] && bindsTo(k, name) {
+			delete(m, k)
+			found = true
+		}
+	}
+	if !found {
 		return args
 	}
-	delete(m, name)
 	b, err := json.Marshal(m)
 	if err != nil {
 		return args
@@ -158,82 +174,193 @@ func removeArgument(args json.RawMessage, name string) json.RawMessage {
 	return b
 }
 
-// scrubResult replaces the token wherever the server echoed it.
+// bindsTo reports whether a mainstream decoder could bind an object member
+// named key to the field for the identity argument arg, so that a model
+// sending key would set the token the server sees. Covered:
+//   - exact match, and duplicates (the last member wins in most decoders);
+//   - Go's encoding/json and mapstructure: case-insensitive with Unicode
+//     simple folding (the Kelvin sign K matches k, the long s ſ matches s);
+//   - .NET (PropertyNameCaseInsensitive) and Java (equalsIgnoreCase,
+//     Jackson's ACCEPT_CASE_INSENSITIVE_PROPERTIES): per-character upper or
+//     lower case mapping (the dotless ı matches i, the dotted İ matches i);
+//   - Go's encoding/json/v2 with case-insensitive names, and decoders or
+//     alias generators that accept snake_case, camelCase, PascalCase and
+//     kebab-case spellings of one name: the above ignoring '_' and '-'.
+//
+// Not covered: Unicode normalization (NFKC: fullwidth letters, ligatures)
+// and full case folding (ß for ss), which mainstream JSON decoders do not
+// apply to member names.
+func bindsTo(key, arg string) bool {
+	if key == arg || foldEqual(key, arg) {
+		return true
+	}
+	return foldEqual(separators.Replace(key), separators.Replace(arg))
+}
+
+var separators = strings.NewReplacer("_", "", "-", "")
+
+// foldEqual compares rune by rune under every per-rune case mapping a
+// decoder might use (see bindsTo).
+func foldEqual(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) != len(rb) {
+		return false
+	}
+	for i := range ra {
+		if !runeFold(ra[i], rb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func runeFold(x, y rune) bool {
+	if x == y || unicode.ToUpper(x) == unicode.ToUpper(y) || unicode.ToLower(x) == unicode.ToLower(y) {
+		return true
+	}
+	for r := unicode.SimpleFold(x); r != x; r = unicode.SimpleFold(r) {
+		if r == y {
+			return true
+		}
+	}
+	return false
+}
+
+// declaredProperties returns the names under the input schema's
+// "properties": members the server declares are its own parameters, never
+// aliases of the identity argument.
+func declaredProperties(schema json.RawMessage, identityArg string) map[string]bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for k := range s.Properties {
+		if k != identityArg {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// scrubResult replaces the token wherever the server echoed it: every
+// string field of every block (a mime type and base64 data included) and
+// the raw JSON the blocks and the result keep.
 func scrubResult(r *Result, tok Secret) {
-	esc := tok.appendJSONEscaped()
-	rawScrub := func(b json.RawMessage) json.RawMessage {
-		if len(b) == 0 || !bytes.Contains(b, esc) {
-			return b
-		}
-		return bytes.ReplaceAll(b, esc, []byte(redacted))
-	}
-	str := func(s string) string {
-		if !tok.containedIn(s) {
-			return s
-		}
-		return strings.ReplaceAll(s, string(tok), redacted)
-	}
-	r.StructuredContent = rawScrub(r.StructuredContent)
-	r.Meta = rawScrub(r.Meta)
+	raw := func(b json.RawMessage) json.RawMessage { return tok.scrubJSON(b) }
+	str := tok.scrub
+	r.StructuredContent = raw(r.StructuredContent)
+	r.Meta = raw(r.Meta)
 	for i := range r.Content {
 		c := &r.Content[i]
-		c.Text, c.Title, c.Description, c.URI, c.Name = str(c.Text), str(c.Title), str(c.Description), str(c.URI), str(c.Name)
-		c.Annotations, c.Meta, c.Raw = rawScrub(c.Annotations), rawScrub(c.Meta), rawScrub(c.Raw)
+		c.Type, c.Text, c.Data, c.MIMEType = str(c.Type), str(c.Text), str(c.Data), str(c.MIMEType)
+		c.Title, c.Description, c.URI, c.Name = str(c.Title), str(c.Description), str(c.URI), str(c.Name)
+		c.Annotations, c.Meta, c.Raw = raw(c.Annotations), raw(c.Meta), raw(c.Raw)
 		if c.Resource != nil {
 			rc := *c.Resource
-			rc.Text, rc.URI = str(rc.Text), str(rc.URI)
-			rc.Meta, rc.Raw = rawScrub(rc.Meta), rawScrub(rc.Raw)
+			tok.scrubContents(&rc)
 			c.Resource = &rc
 		}
 	}
 }
 
+func (s Secret) scrubContents(rc *ResourceContents) {
+	rc.URI, rc.MIMEType, rc.Text, rc.Blob = s.scrub(rc.URI), s.scrub(rc.MIMEType), s.scrub(rc.Text), s.scrub(rc.Blob)
+	rc.Meta, rc.Raw = s.scrubJSON(rc.Meta), s.scrubJSON(rc.Raw)
+}
+
+// scrub replaces the token in text.
+func (s Secret) scrub(text string) string {
+	if !s.containedIn(text) {
+		return text
+	}
+	return strings.ReplaceAll(text, string(s), redacted)
+}
+
+// scrubJSON replaces the token in raw JSON, as encoding/json escapes it
+// and, when it has nothing JSON must escape, as written (encoders other
+// than Go's do not escape <, > and &).
+func (s Secret) scrubJSON(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 || s == "" {
+		return b
+	}
+	esc := s.appendJSONEscaped()
+	if bytes.Contains(b, esc) {
+		b = bytes.ReplaceAll(b, esc, []byte(redacted))
+	}
+	if lit := []byte(s); !bytes.Equal(lit, esc) && !strings.ContainsAny(string(s), "\"\\") && bytes.Contains(b, lit) {
+		b = bytes.ReplaceAll(b, lit, []byte(redacted))
+	}
+	return b
+}
+
 // redactError returns err with the token removed from its text and from
-// the text of everything it wraps. Errors in the chain whose text holds the
-// token are hidden behind a redacting wrapper, so errors.As cannot reach
-// them and print the token; errors.Is still matches sentinels such as
-// context.DeadlineExceeded, whose text is fixed. A *ProtocolError is copied
-// with its message and data scrubbed, since the model is shown its message.
+// everything it wraps. The returned value holds no token at all, in any
+// field, so no fmt verb (%#v included) can print it: every error in the
+// chain that shows the token (in its text or its Go syntax) is replaced by
+// a copy holding only the scrubbed text and the scrubbed errors it wraps.
+// errors.Is still matches sentinels such as context.DeadlineExceeded,
+// which never hold the token, and errors.As still finds a
+// *ProtocolError, copied with its message and data scrubbed since the
+// model is shown its message.
 func redactError(err error, tok Secret) error {
-	if err == nil || tok == "" || !tok.containedIn(err.Error()) && !protocolLeaks(err, tok) {
+	if err == nil || tok == "" || !leaks(err, tok) {
 		return err
 	}
-	var pe *ProtocolError
-	if errors.As(err, &pe) && err == error(pe) {
+	if pe, ok := err.(*ProtocolError); ok {
 		c := *pe
-		c.Message = strings.ReplaceAll(c.Message, string(tok), redacted)
-		c.Data = bytes.ReplaceAll(c.Data, tok.appendJSONEscaped(), []byte(redacted))
+		c.Message = tok.scrub(c.Message)
+		c.Data = tok.scrubJSON(c.Data)
 		return &c
 	}
-	return &redactedError{err: err, tok: tok}
-}
-
-func protocolLeaks(err error, tok Secret) bool {
-	var pe *ProtocolError
-	return errors.As(err, &pe) && bytes.Contains(pe.Data, tok.appendJSONEscaped())
-}
-
-type redactedError struct {
-	err error
-	tok Secret
-}
-
-func (e *redactedError) Error() string {
-	return strings.ReplaceAll(e.err.Error(), string(e.tok), redacted)
-}
-
-func (e *redactedError) Unwrap() []error {
-	switch u := e.err.(type) {
+	r := &redactedError{msg: tok.scrub(err.Error())}
+	switch u := err.(type) {
 	case interface{ Unwrap() []error }:
-		var out []error
 		for _, w := range u.Unwrap() {
-			out = append(out, redactError(w, e.tok))
+			if w != nil {
+				r.wrapped = append(r.wrapped, redactError(w, tok))
+			}
 		}
-		return out
 	case interface{ Unwrap() error }:
 		if w := u.Unwrap(); w != nil {
-			return []error{redactError(w, e.tok)}
+			r.wrapped = []error{redactError(w, tok)}
 		}
 	}
-	return nil
+	return r
 }
+
+// leaks reports whether err, or anything it wraps, shows the token.
+func leaks(err error, tok Secret) bool {
+	if err == nil {
+		return false
+	}
+	if tok.containedIn(err.Error()) || tok.containedIn(fmt.Sprintf("%#v", err)) {
+		return true
+	}
+	if pe, ok := err.(*ProtocolError); ok && !bytes.Equal(tok.scrubJSON(pe.Data), pe.Data) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, w := range u.Unwrap() {
+			if leaks(w, tok) {
+				return true
+			}
+		}
+	case interface{ Unwrap() error }:
+		return leaks(u.Unwrap(), tok)
+	}
+	return false
+}
+
+// redactedError stands in for an error that showed the token: the scrubbed
+// text and the scrubbed errors it wrapped, nothing else.
+type redactedError struct {
+	msg     string
+	wrapped []error
+}
+
+func (e *redactedError) Error() string   { return e.msg }
+func (e *redactedError) Unwrap() []error { return e.wrapped }

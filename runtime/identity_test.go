@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -42,20 +43,20 @@ func TestPrincipalFromContext(t *testing.T) {
 }
 
 func TestSetAndRemoveArgument(t *testing.T) {
-	got, err := setArgument(json.RawMessage(`{"deal_id":"D-1","caller_token":"tok-evil"}`), "caller_token", "tok-alice")
+	got, err := setArgument(json.RawMessage(`{"deal_id":"D-1","caller_token":"tok-evil"}`), "caller_token", "tok-alice", nil)
 	if err != nil || string(got) != `{"caller_token":"tok-alice","deal_id":"D-1"}` {
 		t.Errorf("set = %s, %v", got, err)
 	}
-	if got, _ := setArgument(nil, "t", "v"); string(got) != `{"t":"v"}` {
+	if got, _ := setArgument(nil, "t", "v", nil); string(got) != `{"t":"v"}` {
 		t.Errorf("set on nothing = %s", got)
 	}
-	if _, err := setArgument(json.RawMessage(`[1]`), "t", "v"); err == nil {
+	if _, err := setArgument(json.RawMessage(`[1]`), "t", "v", nil); err == nil {
 		t.Error("array arguments accepted")
 	}
-	if got := removeArgument(json.RawMessage(`{"a":1,"caller_token":"x"}`), "caller_token"); string(got) != `{"a":1}` {
+	if got := removeArgument(json.RawMessage(`{"a":1,"caller_token":"x"}`), "caller_token", nil); string(got) != `{"a":1}` {
 		t.Errorf("remove = %s", got)
 	}
-	if got := removeArgument(json.RawMessage(` {"a": 1} `), "caller_token"); string(got) != ` {"a": 1} ` {
+	if got := removeArgument(json.RawMessage(` {"a": 1} `), "caller_token", nil); string(got) != ` {"a": 1} ` {
 		t.Errorf("remove changed arguments without the member: %s", got)
 	}
 }
@@ -130,5 +131,124 @@ func TestStripProperty(t *testing.T) {
 		if _, _, err := StripProperty(json.RawMessage(bad), "t"); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+func TestBindsToIdentity(t *testing.T) {
+	// Every spelling some mainstream decoder binds to access_token.
+	for _, k := range []string{
+		"access_token", "ACCESS_TOKEN", "Access_Token",
+		"acce\u017fs_token", "access_to\u212aen", "ACCE\u017fS_TO\u212aEN", // Go: long s, Kelvin sign
+		"accessToken", "AccessToken", "access-token", "ACCESS-TOKEN", "access__token", "_access_token_",
+	} {
+		if !bindsTo(k, "access_token") {
+			t.Errorf("%q does not bind to access_token", k)
+		}
+	}
+	if !bindsTo("\u0131d", "id") || !bindsTo("\u0130D", "id") { // .NET, Java: dotless and dotted i
+		t.Error("dotless/dotted i")
+	}
+	for _, k := range []string{"access_tokens", "access", "token", "accesstoke", "ac\u0441ess_token" /* Cyrillic es */, ""} {
+		if bindsTo(k, "access_token") {
+			t.Errorf("%q binds to access_token", k)
+		}
+	}
+	got, err := setArgument(json.RawMessage(`{"note":"n","acce\u017fs_token":"evil","Access-Token":"evil","accessToken":"evil","access_token":"evil"}`), "access_token", "real", nil)
+	if err != nil || string(got) != `{"access_token":"real","note":"n"}` {
+		t.Errorf("set = %s, %v", got, err)
+	}
+	// A member the schema declares is the server's own parameter.
+	got, _ = setArgument(json.RawMessage(`{"accessToken":"kept"}`), "access_token", "real", map[string]bool{"accessToken": true})
+	if string(got) != `{"accessToken":"kept","access_token":"real"}` {
+		t.Errorf("declared member: %s", got)
+	}
+	if got := removeArgument(json.RawMessage(`{"a":1,"CALLER_TOKEN":"x","caller_to\u212aen":"y"}`), "caller_token", nil); string(got) != `{"a":1}` {
+		t.Errorf("remove = %s", got)
+	}
+}
+
+// holder is an error holding a token in an unexported field, as transport
+// errors holding a request do.
+type holder struct{ req string }
+
+func (h *holder) Error() string { return "request failed" }
+
+// deepContains reports whether any string or byte slice reachable from v
+// holds s.
+func deepContains(v reflect.Value, s string, seen map[uintptr]bool) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return strings.Contains(v.String(), s)
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return false
+		}
+		if v.Kind() == reflect.Pointer {
+			if seen[v.Pointer()] {
+				return false
+			}
+			seen[v.Pointer()] = true
+		}
+		return deepContains(v.Elem(), s, seen)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return strings.Contains(string(v.Bytes()), s)
+		}
+		for i := range v.Len() {
+			if deepContains(v.Index(i), s, seen) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if deepContains(v.Field(i), s, seen) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			if deepContains(k, s, seen) || deepContains(v.MapIndex(k), s, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A redacted error holds no token anywhere, not only in its text: %#v and
+// reflection find nothing.
+func TestRedactedErrorHoldsNoToken(t *testing.T) {
+	tok := Secret(canary)
+	for _, err := range []error{
+		fmt.Errorf("call tool %q: %w", "x", fmt.Errorf("server said %s: %w", canary, context.DeadlineExceeded)),
+		fmt.Errorf("call tool: %w", &holder{req: `{"caller_token":"` + canary + `"}`}),
+		fmt.Errorf("a: %w", errors.Join(&ProtocolError{Code: 1, Message: "m", Data: json.RawMessage(`"` + canary + `"`)}, context.Canceled)),
+	} {
+		r := redactError(err, tok)
+		if deepContains(reflect.ValueOf(&r), canary, map[uintptr]bool{}) {
+			t.Errorf("%v: the redacted error still holds the token: %#v", err, r)
+		}
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+			if s := fmt.Sprintf(verb, r); strings.Contains(s, canary) {
+				t.Errorf("%s prints the token: %s", verb, s)
+			}
+		}
+	}
+}
+
+func TestScrubResourceContents(t *testing.T) {
+	tok := Secret(canary)
+	r := &ResourceResult{URI: "mem://x", Meta: json.RawMessage(`{"k":"` + canary + `"}`), Contents: []ResourceContents{
+		{URI: "mem://" + canary, MIMEType: "text/" + canary, Blob: canary, IsBlob: true, Raw: json.RawMessage(`{"blob":"` + canary + `"}`)},
+		{URI: "mem://t", MIMEType: canary, Text: canary},
+	}}
+	scrubContents(r, tok)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		if s := fmt.Sprintf(verb, *r); strings.Contains(s, canary) {
+			t.Errorf("%s: %s", verb, s)
+		}
+	}
+	if deepContains(reflect.ValueOf(r), canary, map[uintptr]bool{}) {
+		t.Errorf("scrubbed contents still hold the token: %+v", r)
 	}
 }

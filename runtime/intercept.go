@@ -64,7 +64,7 @@ func timeout(d time.Duration) interceptor {
 func callerHandler(cl Caller) handler {
 	return func(ctx context.Context, c *call) (*Result, error) {
 		if cl == nil {
-			return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection)", c.desc.Name)
+			return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection): %w", c.desc.Name, ErrNotSent)
 		}
 		res, err := cl.CallTool(ctx, c.desc.Name, c.args)
 		if err != nil {

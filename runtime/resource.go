@@ -1,7 +1,6 @@
 package mcpruntime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +11,8 @@ import (
 	"mime"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // ResourceReader is implemented by connections that can read resources
@@ -212,11 +213,31 @@ func DecodeResource[T any](res *ResourceResult, d *ResourceDescriptor, decode fu
 	if c.IsBlob {
 		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "expected JSON text, got a blob"}
 	}
+	if !jsonscan.Valid([]byte(c.Text)) {
+		// Said here: a decoder reading the kind from the first byte would
+		// call "nope" an unexpected null.
+		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "expected JSON text for the bound schema, got " + notJSON(c.Text)}
+	}
 	v, err := decode([]byte(c.Text))
 	if err != nil {
 		return nil, &ResourceContentError{URI: res.URI, MIMEType: c.MIMEType, Msg: "content does not match the bound schema", Err: err}
 	}
 	return &TypedResource[T]{Content: v, ResourceResult: res}, nil
+}
+
+// notJSON describes text that is not JSON by how it starts.
+func notJSON(text string) string {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return "empty text"
+	}
+	if i := strings.IndexAny(t, "\r\n"); i >= 0 {
+		t = t[:i]
+	}
+	if r := []rune(t); len(r) > 24 {
+		t = string(r[:24]) + "…"
+	}
+	return fmt.Sprintf("text that is not JSON (it starts %q)", t)
 }
 
 func isJSONType(mt string) bool {
@@ -523,17 +544,8 @@ func scrubContents(r *ResourceResult, tok Secret) {
 	if r == nil {
 		return
 	}
-	esc := tok.appendJSONEscaped()
-	raw := func(b json.RawMessage) json.RawMessage {
-		if len(b) == 0 || !bytes.Contains(b, esc) {
-			return b
-		}
-		return bytes.ReplaceAll(b, esc, []byte(redacted))
-	}
-	str := func(s string) string { return strings.ReplaceAll(s, string(tok), redacted) }
-	r.Meta = raw(r.Meta)
+	r.Meta = tok.scrubJSON(r.Meta)
 	for i := range r.Contents {
-		c := &r.Contents[i]
-		c.Text, c.URI, c.Meta, c.Raw = str(c.Text), str(c.URI), raw(c.Meta), raw(c.Raw)
+		tok.scrubContents(&r.Contents[i])
 	}
 }

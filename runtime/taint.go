@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -23,15 +24,29 @@ type Provenance struct {
 	Prompt   string    `json:"prompt,omitempty"`
 	Time     time.Time `json:"time"`
 	// Digest is "sha256:" and the hex SHA-256 of the result as the server
-	// sent it (content blocks, structuredContent and isError, as JSON).
+	// sent it (content blocks, structuredContent and isError, as JSON), or
+	// of the JSON-RPC error (code, message, data) when the server answered
+	// with one: its message reaches the model too.
 	Digest string `json:"digest"`
 	// External marks content from outside the program: every MCP tool
 	// result, and the output of Go tools that declare it. External content
 	// taints the run.
 	External bool `json:"external"`
-	// IsError marks a result the tool flagged as failed; its text is still
-	// external content.
+	// IsError marks a result the tool flagged as failed, or a JSON-RPC
+	// error; its text is still external content.
 	IsError bool `json:"isError,omitempty"`
+}
+
+// source names what brought the content in, for approval reasons: the
+// tool, the resource read or the prompt got.
+func (p Provenance) source() string {
+	switch {
+	case p.Resource != "":
+		return fmt.Sprintf("resource %q", p.Resource)
+	case p.Prompt != "":
+		return fmt.Sprintf("prompt %q", p.Prompt)
+	}
+	return fmt.Sprintf("tool %q", p.Tool)
 }
 
 // Run is the ledger of one agent run: the provenance of every result the
@@ -102,12 +117,21 @@ func (r *Run) Tainted() (Provenance, bool) {
 func recordTaint(next handler) handler {
 	return func(ctx context.Context, c *call) (*Result, error) {
 		res, err := next(ctx, c)
-		if res != nil {
-			p := Provenance{Server: c.server, Tool: c.desc.Name, Time: time.Now().UTC(), Digest: resultDigest(res), External: true, IsError: res.IsError}
-			c.prov = &p
-			if r := RunFrom(ctx); r != nil {
-				r.Record(p)
-			}
+		var pe *ProtocolError
+		switch {
+		case res != nil:
+			c.prov = &Provenance{Digest: resultDigest(res), IsError: res.IsError}
+		case errors.As(err, &pe):
+			// A JSON-RPC error's message is the server's text and is shown
+			// to the model ("The server rejected the call: …"), so it is
+			// external content like a result.
+			c.prov = &Provenance{Digest: protocolDigest(pe), IsError: true}
+		default:
+			return res, err
+		}
+		c.prov.Server, c.prov.Tool, c.prov.Time, c.prov.External = c.server, c.desc.Name, time.Now().UTC(), true
+		if r := RunFrom(ctx); r != nil {
+			r.Record(*c.prov)
 		}
 		return res, err
 	}
@@ -117,6 +141,18 @@ func recordTaint(next handler) handler {
 // result in JSON (each block's raw JSON, structuredContent, _meta,
 // isError): the digest provenance records carry.
 func (r *Result) Digest() string { return resultDigest(r) }
+
+// protocolDigest is the digest of a JSON-RPC error as the server sent it
+// (code, message, data).
+func protocolDigest(e *ProtocolError) string {
+	b, _ := json.Marshal(struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}{e.Code, e.Message, e.Data})
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
 
 func resultDigest(r *Result) string {
 	b, err := encodeResult(r)

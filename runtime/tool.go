@@ -90,6 +90,7 @@ type Tool[I, O any] struct {
 	timeout     time.Duration
 	tokens      TokenProvider
 	identityArg string
+	declared    map[string]bool // input schema properties other than identityArg
 	gate        *Gate
 	server      string
 	handle      handler
@@ -128,7 +129,10 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 		gate = o.gate.intercept
 	}
 	// The guards in their one order; doc.go explains it.
-	t.handle = chain(callerHandler(c), gate, identity(o.identityArg), timeout(o.timeout), recordTaint)
+	if o.identityArg != "" {
+		t.declared = declaredProperties(desc.InputSchema, o.identityArg)
+	}
+	t.handle = chain(callerHandler(c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
 	return t
 }
 
@@ -175,7 +179,7 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 // outcome. It must run as the principal that made the call. Errors are
 // Call's, plus an *ApprovalError (errors.Is ErrApprovalPending,
 // ErrApprovalDenied, ErrApprovalExpired, ErrApprovalMismatch,
-// ErrOutcomeUnknown, ErrApprovedCallFailed).
+// ErrOutcomeUnknown, ErrApprovedCallFailed, ErrApprovedCallNotSent).
 func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
@@ -344,7 +348,7 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 	if t.identityArg != "" {
 		// The model is not shown the identity argument; whatever it put
 		// there is dropped, and the runtime sets the real token.
-		args = removeArgument(args, t.identityArg)
+		args = removeArgument(args, t.identityArg, t.declared)
 	}
 	var in I
 	vs := decodeArgs(args, &in, t.strict)
@@ -393,7 +397,7 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 		case errors.As(err, &te):
 			return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
 		case errors.As(err, &pe) && ctx.Err() == nil:
-			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message}, nil
+			return ModelResult{IsError: true, Text: "The server rejected the call: " + pe.Message, Provenance: c.prov}, nil
 		}
 		return ModelResult{}, err
 	}

@@ -100,6 +100,9 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return err
 		}
+		// Everything printed from here on may hold what the server sent,
+		// and servers echo headers and arguments: every ${VAR} secret is
+		// redacted from it.
 		red := strings.NewReplacer(secretPairs(src.Secrets)...)
 
 		if !o.noValidate {
@@ -109,12 +112,12 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 				opts.AllowEmpty = true
 				live, err := snapshot.Capture(ctx, src, opts)
 				if err != nil {
-					return err
+					return redactedErr(red, err)
 				}
 				schemaFrom = live
 			}
 			if err := validateArgs(schemaFrom, s.ID, tool, rawArgs); err != nil {
-				return err
+				return redactedErr(red, err)
 			}
 		}
 
@@ -124,7 +127,9 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return errors.New(red.Replace(err.Error()))
 		}
-		printResult(e.stdout, res)
+		var out strings.Builder
+		printResult(&out, res)
+		_, _ = io.WriteString(e.stdout, red.Replace(out.String()))
 		if res.IsError {
 			fmt.Fprintf(e.stderr, "mcpgen: tool %q returned an error\n", tool)
 			return silentError
@@ -190,14 +195,36 @@ func adHocServer(id, stdio, httpURL, sseURL string, headers, envs []string) (*co
 	return s, nil
 }
 
+// secretPairs are the replacements that redact secrets: each value as is
+// and as JSON escapes it (structured content is printed as the server
+// encoded it), longest first so a secret holding another goes whole.
 func secretPairs(secrets []string) []string {
-	var out []string
+	var forms []string
 	for _, s := range secrets {
-		if s != "" {
-			out = append(out, s, "[redacted]")
+		if s == "" {
+			continue
+		}
+		forms = append(forms, s)
+		if b, err := json.Marshal(s); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != s {
+				forms = append(forms, esc)
+			}
 		}
 	}
+	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	var out []string
+	for _, f := range forms {
+		out = append(out, f, "[redacted]")
+	}
 	return out
+}
+
+// redactedErr returns err, or its text redacted when it holds a secret.
+func redactedErr(red *strings.Replacer, err error) error {
+	if msg := err.Error(); red.Replace(msg) != msg {
+		return errors.New(red.Replace(msg))
+	}
+	return err
 }
 
 func readArgs(args []string, stdin io.Reader) (json.RawMessage, error) {

@@ -83,11 +83,22 @@ func newBreaker(cfg BreakerConfig, now func() time.Time, server, tool string) *b
 	return &breaker{cfg: cfg.withDefaults(), now: now, server: server, tool: tool}
 }
 
+// outcome is what a call tells the breaker.
+type outcome int
+
+const (
+	callSucceeded outcome = iota // the server answered
+	callFailed                   // the server failed or did not answer in time
+	// callIgnored says nothing about the server (the caller cancelled, no
+	// request was made): a trial slot is released, a run of failures kept.
+	callIgnored
+)
+
 // allow asks to make a call. On success the caller must report the
 // outcome with done.
-func (b *breaker) allow() (done func(failed bool), err error) {
+func (b *breaker) allow() (done func(outcome), err error) {
 	if b == nil || b.cfg.Disabled {
-		return func(bool) {}, nil
+		return func(outcome) {}, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -112,15 +123,19 @@ func (b *breaker) openError() error {
 	return &CircuitOpenError{Server: b.server, Tool: b.tool, Failures: b.opened, Until: b.until}
 }
 
-func (b *breaker) report(trial bool) func(failed bool) {
+func (b *breaker) report(trial bool) func(outcome) {
 	var once sync.Once
-	return func(failed bool) {
+	return func(o outcome) {
 		once.Do(func() {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if trial {
 				b.trial = false
 			}
+			if o == callIgnored {
+				return
+			}
+			failed := o == callFailed
 			switch {
 			// Outcomes of calls let through before the circuit opened
 			// do not count once it has.

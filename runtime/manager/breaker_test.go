@@ -37,7 +37,11 @@ func TestBreakerOpensCoolsDownAndCloses(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		done(failed)
+		if failed {
+			done(callFailed)
+		} else {
+			done(callSucceeded)
+		}
 		return nil
 	}
 	for i := range 4 {
@@ -73,7 +77,7 @@ func TestBreakerOpensCoolsDownAndCloses(t *testing.T) {
 	if _, err := b.allow(); err == nil {
 		t.Error("a second trial call was let through")
 	}
-	done(false)
+	done(callSucceeded)
 	if b.State() != BreakerHalfOpen {
 		t.Fatalf("closed after one success")
 	}
@@ -102,17 +106,17 @@ func TestBreakerDisabledAndConfigured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done(true)
+		done(callFailed)
 	}
 	b := newBreaker(BreakerConfig{FailureThreshold: 1, CoolDown: time.Minute, SuccessThreshold: 1}, clk.now, "s", "t")
 	done, _ := b.allow()
-	done(true)
+	done(callFailed)
 	if b.State() != BreakerOpen {
 		t.Fatal("threshold 1 did not open")
 	}
 	clk.advance(time.Minute)
 	done, _ = b.allow()
-	done(false)
+	done(callSucceeded)
 	if b.State() != BreakerClosed {
 		t.Fatal("success threshold 1 did not close")
 	}
@@ -219,5 +223,39 @@ func TestGoToolBreakerInManager(t *testing.T) {
 	}
 	if m.CircuitState("", "flaky") != BreakerOpen {
 		t.Error("CircuitState does not report the open circuit")
+	}
+}
+
+// A call the caller cancelled says nothing about the server: during a
+// half-open trial it releases the slot without closing or opening the
+// circuit, and while closed it keeps the run of failures.
+func TestBreakerIgnoresCancellation(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	b := newBreaker(BreakerConfig{FailureThreshold: 2, SuccessThreshold: 1, CoolDown: time.Second}, clk.now, "s", "t")
+	once := func(o outcome) error {
+		done, err := b.allow()
+		if err == nil {
+			done(o)
+		}
+		return err
+	}
+	_ = once(callFailed)
+	_ = once(callIgnored)
+	_ = once(callFailed)
+	if b.State() != BreakerOpen {
+		t.Fatalf("a cancellation reset the run of failures: %s", b.State())
+	}
+	clk.advance(2 * time.Second)
+	if err := once(callIgnored); err != nil {
+		t.Fatal(err)
+	}
+	if b.State() != BreakerHalfOpen {
+		t.Errorf("a cancelled trial moved the circuit to %s", b.State())
+	}
+	if err := once(callSucceeded); err != nil {
+		t.Fatalf("the cancelled trial kept its slot: %v", err)
+	}
+	if b.State() != BreakerClosed {
+		t.Errorf("after a successful trial: %s", b.State())
 	}
 }

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
@@ -32,6 +33,13 @@ func (g *guardedGo) Invoke(ctx context.Context, args json.RawMessage) (mcpruntim
 		return mcpruntime.ModelResult{}, err
 	}
 	m, err := g.Invoker.Invoke(ctx, args)
-	done(m.TimedOut || (err != nil && ctx.Err() == nil))
+	switch {
+	case m.TimedOut || (err != nil && ctx.Err() == nil):
+		done(callFailed)
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		done(callIgnored) // the caller gave up: nothing learnt about the tool
+	default:
+		done(callSucceeded)
+	}
 	return m, err
 }

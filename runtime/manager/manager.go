@@ -112,8 +112,10 @@ type Connector interface {
 	Connect(ctx context.Context, cfg ServerConfig, ev SessionEvents) (Session, error)
 }
 
-// ErrNotSent is mcpruntime.ErrNotSent: retrying such a call cannot run
-// the tool twice.
+// ErrNotSent marks a call error where the request provably never reached
+// the server (the connection could not be made, the process was already
+// gone): retrying it cannot run the tool twice. It is the runtime's
+// mcpruntime.ErrNotSent, so gates record such calls as never sent.
 var ErrNotSent = mcpruntime.ErrNotSent
 
 // PermanentError marks a connection failure retrying cannot fix (an address
@@ -375,17 +377,20 @@ func (m *Manager) access(ctx context.Context, agent, serverID string) (ServerCon
 
 // Caller returns a connection to the server for agent, for generated
 // clients used outside a Toolset. Calls go through the manager's limits,
-// retries and breakers; tools named in expect are checked for drift
-// against the live server. Nothing connects until the first call.
+// retries and breakers, each bounded by the entry's toolTimeout (retries
+// and waiting for a slot included; a *mcpruntime.TimeoutError when it
+// passes); tools named in expect are checked for drift against the live
+// server. Nothing connects until the first call.
 func (m *Manager) Caller(ctx context.Context, agent, serverID string, expect ...*mcpruntime.Descriptor) (mcpruntime.Caller, error) {
-	if _, err := m.access(ctx, agent, serverID); err != nil {
+	cfg, err := m.access(ctx, agent, serverID)
+	if err != nil {
 		return nil, err
 	}
 	s, err := m.server(serverID)
 	if err != nil {
 		return nil, err
 	}
-	c := &managedCaller{s: s, tools: map[string]*mcpruntime.Descriptor{}}
+	c := &managedCaller{s: s, tools: map[string]*mcpruntime.Descriptor{}, timeout: cfg.EffectiveToolTimeout()}
 	for _, d := range expect {
 		if d != nil {
 			c.tools[d.Name] = d
@@ -595,12 +600,12 @@ func (s *server) fetch(l *listing) {
 	var err error
 	// Listing is read-only, so a listing cut off by a reconnect or a dead
 	// connection is retried on a new one, like an idempotent tool call.
-	retries := s.config().EffectiveMaxRetries()
+	// Only that is retried here: connecting has retried already (dial),
+	// and retrying its failure would nest the retries.
 	for attempt := 0; ; attempt++ {
-		ts, err = s.listOnce(ctx)
-		var ce *ConnectError
-		if err == nil || ctx.Err() != nil || !transportError(err) || attempt >= retries || errors.As(err, &ce) {
-			// Connecting has retried already: retries do not nest.
+		var connected bool
+		ts, connected, err = s.listOnce(ctx)
+		if err == nil || ctx.Err() != nil || !connected || !transportError(err) || attempt >= s.config().EffectiveMaxRetries() {
 			break
 		}
 		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
@@ -619,11 +624,12 @@ func (s *server) fetch(l *listing) {
 	close(l.done)
 }
 
-// listOnce lists the tools once on the current session.
-func (s *server) listOnce(ctx context.Context) ([]ToolInfo, error) {
+// listOnce lists the tools once on the current session; connected says
+// a session was there to ask.
+func (s *server) listOnce(ctx context.Context) (_ []ToolInfo, connected bool, _ error) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if d := s.config().EffectiveToolTimeout(); d > 0 {
@@ -633,9 +639,9 @@ func (s *server) listOnce(ctx context.Context) ([]ToolInfo, error) {
 	ts, err := sess.ListTools(lctx)
 	if err != nil {
 		s.dropIfDone(sess)
-		return nil, fmt.Errorf("list tools of server %q: %w", s.id, err)
+		return nil, true, fmt.Errorf("list tools of server %q: %w", s.id, err)
 	}
-	return ts, nil
+	return ts, true, nil
 }
 
 func (s *server) dropIfDone(sess Session) {

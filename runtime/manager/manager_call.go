@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // managedCaller is the Caller the manager hands to tools: every call goes
@@ -18,6 +19,9 @@ import (
 type managedCaller struct {
 	s     *server
 	tools map[string]*mcpruntime.Descriptor // the descriptors the tools were built from
+	// timeout bounds each call (Manager.Caller); 0 for a toolset's caller,
+	// whose tools apply the entry's timeout themselves.
+	timeout time.Duration
 }
 
 // Name labels the server in provenance records and approvals.
@@ -25,7 +29,21 @@ func (c *managedCaller) Name() string { return c.s.id }
 
 // CallTool implements Caller.
 func (c *managedCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
-	return c.s.call(ctx, c.tools[name], name, args)
+	d := c.timeout
+	if cur := c.s.config(); d > 0 && cur.ID != "" {
+		d = cur.EffectiveToolTimeout() // the entry as of the last connection
+	}
+	if d <= 0 {
+		return c.s.call(ctx, c.tools[name], name, args)
+	}
+	te := &mcpruntime.TimeoutError{Tool: name, Timeout: d}
+	ctx, cancel := context.WithTimeoutCause(ctx, d, te)
+	defer cancel()
+	res, err := c.s.call(ctx, c.tools[name], name, args)
+	if err != nil && errors.Is(context.Cause(ctx), te) {
+		return nil, te
+	}
+	return res, err
 }
 
 // ToolNames implements ToolLister, from the manager's tool cache.
@@ -48,7 +66,7 @@ func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name str
 	if err != nil {
 		return nil, err
 	}
-	defer func() { done(countsAsFailure(ctx, err)) }()
+	defer func() { done(breakerOutcome(ctx, err)) }()
 
 	sess, err := s.session(ctx)
 	if err != nil {
@@ -122,30 +140,40 @@ func transportError(err error) bool {
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// countsAsFailure decides what the breaker counts: the server failing or
-// not answering in time, not the caller giving up, not answers that say
-// the call itself was wrong.
-func countsAsFailure(ctx context.Context, err error) bool {
+// breakerOutcome decides what the breaker counts: the server failing or
+// not answering in time is a failure; an answer, even one saying the call
+// itself was wrong, is a success; the caller giving up, or a call refused
+// before any request (drift, access, the manager closed), says nothing
+// about the server and is ignored.
+func breakerOutcome(ctx context.Context, err error) outcome {
 	if err == nil {
-		return false
+		return callSucceeded
 	}
 	if ctx.Err() != nil {
 		// The per-call timeout (or the caller's deadline) passing means
 		// the server was too slow; a cancellation is the caller's doing.
-		return errors.Is(ctx.Err(), context.DeadlineExceeded)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return callFailed
+		}
+		return callIgnored
 	}
 	var pe *mcpruntime.ProtocolError
 	var me *mcpruntime.MissingToolError
 	var ce *CircuitOpenError
 	switch {
-	case errors.As(err, &me), errors.As(err, &ce), errors.Is(err, ErrDrift), errors.Is(err, ErrAgentNotAllowed):
-		return false
+	case errors.As(err, &ce), errors.Is(err, ErrDrift), errors.Is(err, ErrAgentNotAllowed), errors.Is(err, ErrManagerClosed):
+		return callIgnored
+	case errors.As(err, &me):
+		return callSucceeded
 	case errors.As(err, &pe):
 		// Internal errors and the implementation-defined server errors
 		// count; invalid params or an unknown method are the caller's.
-		return pe.Code == -32603 || (pe.Code <= -32000 && pe.Code >= -32099)
+		if pe.Code == -32603 || (pe.Code <= -32000 && pe.Code >= -32099) {
+			return callFailed
+		}
+		return callSucceeded
 	}
-	return true
+	return callFailed
 }
 
 // checkDrift compares the bindings' schema hash with the live tool's.

@@ -297,7 +297,7 @@ func TestCanaryToken(t *testing.T) {
 					switch x := x.(type) {
 					case error:
 						if x != nil {
-							outputs = append(outputs, x.Error(), fmt.Sprintf("%+v", x))
+							outputs = append(outputs, printed(x)...) // every verb, the whole chain
 						}
 					case string:
 						outputs = append(outputs, x)
@@ -306,7 +306,8 @@ func TestCanaryToken(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						outputs = append(outputs, string(b), fmt.Sprintf("%+v", x))
+						outputs = append(outputs, string(b))
+						outputs = append(outputs, printed(x)...)
 					}
 				}
 			}
