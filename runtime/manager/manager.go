@@ -462,7 +462,9 @@ func (s *server) session(ctx context.Context) (Session, error) {
 	case <-a.done:
 		return a.sess, a.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("connect to server %q: %w", s.id, context.Cause(ctx))
+		// Still connecting when the caller's time ran out: a connection
+		// failure like any other, with the context's reason.
+		return nil, &ConnectError{Server: s.id, Attempts: 1, Err: ctx.Err()}
 	}
 }
 

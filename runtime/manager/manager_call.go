@@ -41,7 +41,7 @@ func (c *managedCaller) CallTool(ctx context.Context, name string, args json.Raw
 	defer cancel()
 	res, err := c.s.call(ctx, c.tools[name], name, args)
 	if err != nil && errors.Is(context.Cause(ctx), te) {
-		return nil, te
+		return nil, &mcpruntime.TimeoutError{Tool: name, Timeout: d, Err: err}
 	}
 	return res, err
 }

@@ -60,6 +60,9 @@ func (c *Conn) requestError(ctx context.Context, l *link, what string, err error
 		l.lose(err)
 	}
 	if l.isDone() || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, errLinkEnded) {
+		// The connection is gone, whether or not its end was noticed yet:
+		// the next request must not be sent on it.
+		l.lose(nil)
 		e := &mcpruntime.ConnectionLostError{Server: c.cfg.name, Request: what, NotSent: errors.Is(err, manager.ErrNotSent)}
 		e.Err = c.facts(l, err, &e.Exit, &e.Stderr)
 		var tl *MessageTooLargeError
