@@ -5,7 +5,6 @@ import (
 	"strings"
 )
 
-
 // ConnectError reports that a server could not be reached, or that the MCP
 // handshake with it failed: no tool call was made. Every session layer
 // (the mcpgo package behind generated clients, mcpgen snapshot and call,
