@@ -3,6 +3,7 @@ package ir
 import (
 	"encoding/json"
 	"fmt"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"go/token"
 	"slices"
 	"strings"
@@ -135,93 +136,31 @@ func BuildResource(file, pointer string, raw json.RawMessage, template bool, goN
 	return r, errs
 }
 
-// TemplateVariables parses an RFC 6570 URI template (the grammar the
-// runtime expands) and returns its variables in order of first appearance.
+// TemplateVariables parses an RFC 6570 URI template with the runtime's
+// parser (the one that expands it at run time, so what generates is what
+// expands) and returns its variables in order of first appearance.
 func TemplateVariables(tmpl string) ([]*TemplateVar, error) {
+	t, err := mcpruntime.ParseURITemplate(tmpl)
+	if err != nil {
+		return nil, err
+	}
 	var out []*TemplateVar
 	seen := map[string]*TemplateVar{}
-	for i := 0; i < len(tmpl); i++ {
-		switch tmpl[i] {
-		case '}':
-			return nil, fmt.Errorf("uri template %q: offset %d: '}' outside an expression", tmpl, i)
-		case '{':
-		default:
+	for _, rv := range t.Variables() {
+		optional := rv.Operator == "?" || rv.Operator == "&"
+		if v, ok := seen[rv.Name]; ok {
+			if v.List != rv.Explode {
+				return nil, fmt.Errorf("uri template %q: variable %q is used both as a list (with *) and as a string", tmpl, rv.Name)
+			}
+			// Required anywhere makes it required.
+			v.Optional = v.Optional && optional
 			continue
 		}
-		end := strings.IndexByte(tmpl[i:], '}')
-		if end < 0 {
-			return nil, fmt.Errorf("uri template %q: offset %d: unclosed expression", tmpl, i)
-		}
-		body := tmpl[i+1 : i+end]
-		if body == "" {
-			return nil, fmt.Errorf("uri template %q: offset %d: empty expression", tmpl, i)
-		}
-		op := ""
-		if strings.IndexByte("+#./;?&", body[0]) >= 0 {
-			op, body = body[:1], body[1:]
-		} else if strings.IndexByte("=,!@|", body[0]) >= 0 {
-			return nil, fmt.Errorf("uri template %q: offset %d: operator %q is reserved for future extensions", tmpl, i, body[0])
-		}
-		for _, spec := range strings.Split(body, ",") {
-			explode := strings.HasSuffix(spec, "*")
-			name := strings.TrimSuffix(spec, "*")
-			if n, prefix, ok := strings.Cut(name, ":"); ok && !explode {
-				if !validPrefix(prefix) {
-					return nil, fmt.Errorf("uri template %q: offset %d: variable %q: prefix length must be 1 to 9999", tmpl, i, n)
-				}
-				name = n
-			}
-			if !validTemplateName(name) {
-				return nil, fmt.Errorf("uri template %q: offset %d: invalid variable name %q", tmpl, i, name)
-			}
-			if v, ok := seen[name]; ok {
-				if v.List != explode {
-					return nil, fmt.Errorf("uri template %q: variable %q is used both as a list (with *) and as a string", tmpl, name)
-				}
-				// Required anywhere makes it required.
-				v.Optional = v.Optional && (op == "?" || op == "&")
-				continue
-			}
-			v := &TemplateVar{Name: name, Operator: op, List: explode, Optional: op == "?" || op == "&", Param: paramName(name)}
-			seen[name] = v
-			out = append(out, v)
-		}
-		i += end
+		v := &TemplateVar{Name: rv.Name, Operator: rv.Operator, List: rv.Explode, Optional: optional, Param: paramName(rv.Name)}
+		seen[rv.Name] = v
+		out = append(out, v)
 	}
 	return out, nil
-}
-
-func validPrefix(s string) bool {
-	if s == "" || len(s) > 4 || s[0] == '0' {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func validTemplateName(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.':
-		case c == '%' && i+2 < len(s) && hexDigit(s[i+1]) && hexDigit(s[i+2]):
-			i += 2
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func hexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // paramName turns a wire name into an unexported Go parameter name:
