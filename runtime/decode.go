@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 	"io"
 	"strconv"
 	"strings"
@@ -15,7 +16,19 @@ import (
 // has no UnmarshalJSON of its own: such types decide for themselves).
 // encoding/json stops reporting after the first decoding problem, so at most
 // one decoding violation comes back.
+//
+// Generated types decode themselves (their UnmarshalJSON is the strict
+// single-pass decoder, reporting every violation), so they are called
+// directly: going through json.Decoder would scan the arguments twice more
+// for nothing. The encoding/json path stays for hand-written types (Go
+// tools' inputs), which have no decoder of their own.
 func decodeJSON(data []byte, dst any, strict bool) []Violation {
+	if u, ok := dst.(json.Unmarshaler); ok && jsonscan.Valid(data) {
+		if err := u.UnmarshalJSON(data); err != nil {
+			return violationsOf(err, data)
+		}
+		return nil
+	}
 	if !json.Valid(data) {
 		var se *json.SyntaxError
 		if err := json.Unmarshal(data, new(any)); errors.As(err, &se) {

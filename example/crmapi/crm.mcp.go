@@ -6,11 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"unicode/utf8"
-
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
+	"regexp"
+	"unicode/utf8"
 )
 
 // This code needs version 1 of the runtime's support package.

@@ -6,12 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 	"regexp"
 	"strconv"
 	"unicode/utf8"
-
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
-	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
 // This code needs version 1 of the runtime's support package.
