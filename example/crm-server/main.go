@@ -6,7 +6,8 @@
 //	crm-server -fault hang          # misbehave, for testing clients
 //
 // A call that a fault makes hang is announced on stderr as it starts
-// hanging ("crm-server: get_contact: hanging until cancelled"), so tests
+// hanging ("crm-server: get_contact contact_id=C-1001: hanging until
+// cancelled"), so tests
 // can wait for the server to hold it.
 //
 // With -http, the endpoint URL is printed on stdout once the server is
@@ -23,9 +24,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpgen/mcpgen/example/crm"
@@ -51,7 +54,18 @@ func main() {
 		}
 		return nil
 	})
-	faults.OnHang = func(tool string) { log.Printf("%s: hanging until cancelled", tool) }
+	faults.OnHang = func(tool string, req mcp.CallToolRequest) {
+		// The ids say which call it is; other arguments (a caller's token)
+		// stay out of the log.
+		var ids []string
+		for k, v := range req.GetArguments() {
+			if strings.HasSuffix(k, "_id") {
+				ids = append(ids, fmt.Sprintf(" %s=%v", k, v))
+			}
+		}
+		slices.Sort(ids)
+		log.Printf("%s%s: hanging until cancelled", tool, strings.Join(ids, ""))
+	}
 	flag.Parse()
 	if flag.NArg() > 0 {
 		flag.Usage()

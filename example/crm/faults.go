@@ -25,13 +25,13 @@ type Faults struct {
 	Without []string
 	// OnHang, when set, is called as a call starts hanging, so that a test
 	// can wait for the server to hold the request instead of guessing.
-	OnHang func(tool string)
+	OnHang func(tool string, req mcp.CallToolRequest)
 }
 
 // hang waits until the request is cancelled.
-func (f Faults) hang(ctx context.Context, tool string) error {
+func (f Faults) hang(ctx context.Context, tool string, req mcp.CallToolRequest) error {
 	if f.OnHang != nil {
-		f.OnHang(tool)
+		f.OnHang(tool, req)
 	}
 	<-ctx.Done()
 	return ctx.Err()
@@ -55,15 +55,15 @@ func (f Faults) wrap(name string, h handler) handler {
 			return structured(d), nil
 		}
 	case f.Hang && name == "get_contact":
-		return func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, f.hang(ctx, name)
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, f.hang(ctx, name, req)
 		}
 	case slices.Contains(f.HangAfter, name):
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if _, err := h(ctx, req); err != nil {
 				return nil, err
 			}
-			return nil, f.hang(ctx, name)
+			return nil, f.hang(ctx, name, req)
 		}
 	}
 	return h

@@ -74,8 +74,9 @@ func crmHTTP(t *testing.T) string { return startCRM(t).endpoint }
 
 type crmProcess struct {
 	endpoint string
-	// hangs receives the name of each tool whose call starts hanging (see
-	// the server's -fault flag).
+	// hangs receives the tool name and id arguments ("update_deal
+	// deal_id=D-2001") of each call that starts hanging (see the server's
+	// -fault flag).
 	hangs chan string
 }
 

@@ -323,7 +323,7 @@ func TestGateRestart(t *testing.T) {
 		go func() { exited <- cmd.Wait() }()
 		select {
 		case tool := <-srv.hangs:
-			if tool != "update_deal" {
+			if tool != "update_deal deal_id=D-2001" {
 				t.Fatalf("the server holds a call to %s", tool)
 			}
 		case err := <-exited:
