@@ -3,14 +3,13 @@
 package mcpgo_test
 
 import (
-	"github.com/mcpgen/mcpgen/runtime/manager"
-
 	"context"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/manager"
 )
 
 func TestManagerRestartBetweenCalls(t *testing.T) {
@@ -32,9 +31,7 @@ func TestManagerRestartBetweenCalls(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Skipf("cannot kill the server: %v", err)
 	}
-	for syscall.Kill(pid, 0) == nil {
-		time.Sleep(5 * time.Millisecond) // until the process is reaped
-	}
+	waitFor(t, "the killed server to be reaped", func() bool { return syscall.Kill(pid, 0) != nil })
 	// Not idempotent, yet safe to send to a new process: the dead one never
 	// got it.
 	if r, err := invoke(t, ts, "count", `{}`); err != nil || r.Text != "counted" {
@@ -72,7 +69,5 @@ func TestManagerKillsWhatTheServerStarted(t *testing.T) {
 	// The helper ignores the end of its input; only the group kill ends it.
 	// It is not this process's child, so it disappears once its parent's
 	// exit hands it to init, which reaps it.
-	for syscall.Kill(pid, 0) == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the server's helper process to be killed with its group", func() bool { return syscall.Kill(pid, 0) != nil })
 }
