@@ -369,6 +369,8 @@ func TestTimeoutAndCancel(t *testing.T) {
 				case held = <-hangs:
 				case err := <-done:
 					t.Fatalf("the call ended before the server held it: %v", err)
+				case <-time.After(2 * time.Minute): // a bound against hanging, far beyond the wait
+					t.Fatal("the server never got the call")
 				}
 			}
 			// The hanging call does not hold up the session.
