@@ -330,6 +330,7 @@ func TestGateRestart(t *testing.T) {
 			t.Fatalf("the resuming process exited before its call reached the server: %v\n%s", err, out.String())
 		case <-time.After(2 * time.Minute): // a bound against hanging, far beyond the wait
 			_ = cmd.Process.Kill()
+			<-exited // then its output is complete
 			t.Fatalf("the resuming process's call never reached the server\n%s", out.String())
 		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
