@@ -5,17 +5,33 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 )
 
-// build compiles a command of this workspace into dir.
+// build compiles a command of this workspace into dir, with the race
+// detector when this test binary has it: the commands run sessions and
+// handlers concurrently.
 func build(t *testing.T, dir, pkg, name string) string {
 	t.Helper()
 	out := filepath.Join(dir, name)
-	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+	if b, err := exec.Command("go", append(append([]string{"build"}, raceFlag()...), "-o", out, pkg)...).CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 	}
 	return out
+}
+
+// raceFlag is the go build flag that builds a command the way this test
+// binary was built: with the race detector or without.
+func raceFlag() []string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
 }
 
 // The committed bindings are what mcpgen generates from the committed

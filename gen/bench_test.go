@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/gen/internal/synth"
+
+	"github.com/mcpgen/mcpgen/internal/testcorpus"
 )
 
 // BenchmarkGenerate measures the whole pipeline (parse, IR, names, emit,
@@ -25,7 +25,7 @@ func BenchmarkGenerate(b *testing.B) {
 		{"synthetic-1000", synth.ToolsList(1000), 1000},
 		{"synthetic-10000", synth.ToolsList(10000), 10000},
 	}
-	if data, err := os.ReadFile(filepath.Join("..", "..", "shared", "corpus", "github-mcp-server", "tools-list.json")); err == nil {
+	if data, err := testcorpus.Read(testcorpus.GitHubTools); err == nil {
 		cases = append([]struct {
 			name  string
 			data  []byte

@@ -2,12 +2,15 @@ package gen
 
 import (
 	"errors"
-	"flag"
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -15,14 +18,48 @@ import (
 	"github.com/mcpgen/mcpgen/manifest"
 )
 
-var (
-	typeCheckOnce sync.Once
-	typeCheckImp  types.Importer
-)
+var typeCheck struct {
+	once sync.Once
+	imp  types.Importer
+	err  error
+}
+
+// typeCheckImporter returns an importer of compiled export data for the
+// packages generated code may import (the runtime, its support package and
+// the standard library), found once with go list -export. It caches what
+// it imports, so type-checking an output costs milliseconds, fuzzing too.
+func typeCheckImporter() (types.Importer, error) {
+	typeCheck.once.Do(func() {
+		out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}",
+			"github.com/mcpgen/mcpgen/runtime", "github.com/mcpgen/mcpgen/runtime/mcpimpl").Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				err = fmt.Errorf("%w: %s", err, ee.Stderr)
+			}
+			typeCheck.err = fmt.Errorf("go list -export: %w", err)
+			return
+		}
+		exports := map[string]string{}
+		for line := range strings.Lines(string(out)) {
+			if path, file, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+				exports[path] = file
+			}
+		}
+		typeCheck.imp = importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
+			file, ok := exports[path]
+			if !ok {
+				return nil, fmt.Errorf("generated code imports %q, which is neither the runtime, its support package nor the standard library", path)
+			}
+			return os.Open(file)
+		})
+	})
+	return typeCheck.imp, typeCheck.err
+}
 
 // FuzzGenerate feeds arbitrary schemas to the generator: it must never
-// panic, and it either returns code that parses (and, for the seed corpus,
-// type-checks) or errors that are positioned.
+// panic, and it either returns code that parses and type-checks, or errors
+// that are positioned. (With -short, the output is only parsed.)
 func FuzzGenerate(f *testing.F) {
 	seeds := []string{
 		`{}`, `true`, `false`, `{"type":"object"}`, `{"type":["string","null"]}`,
@@ -43,7 +80,6 @@ func FuzzGenerate(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
 	f.Fuzz(func(t *testing.T, schema string) {
 		tool := `{"name":"t","inputSchema":` + schema + `,"outputSchema":` + schema + `}`
 		files, err := Generate(Config{Package: "p", Inputs: []Input{{Name: "f.json", Data: []byte(tool)}}})
@@ -65,11 +101,14 @@ func FuzzGenerate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("output does not parse: %v\n%s", err, src)
 		}
-		if fuzzing || testing.Short() {
+		if testing.Short() {
 			return
 		}
-		typeCheckOnce.Do(func() { typeCheckImp = importer.ForCompiler(token.NewFileSet(), "source", nil) })
-		conf := types.Config{Importer: typeCheckImp}
+		imp, err := typeCheckImporter()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := types.Config{Importer: imp}
 		if _, err := conf.Check("p", fset, []*ast.File{file}, nil); err != nil {
 			t.Fatalf("output does not type-check: %v\n%s", err, src)
 		}

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/testcorpus"
 )
 
 const sample = `{
@@ -195,11 +195,7 @@ func TestIndexPositions(t *testing.T) {
 }
 
 func TestCorpusRoundTrip(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "corpus", "github-mcp-server", "tools-list.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("corpus not available (%v); it lives beside the repository, not in it", err)
-	}
+	data := testcorpus.Require(t, testcorpus.GitHubTools)
 	f, err := Parse("tools-list.json", data)
 	if err != nil {
 		t.Fatal(err)

@@ -321,15 +321,23 @@ func TestGarbageServer(t *testing.T) {
 }
 
 func TestHangingServer(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	src := stdioSource(testserver.ModeHang, testserver.PIDFileEnv+"="+pidFile)
-	failing(t, src, Options{Timeout: 500 * time.Millisecond}, ErrTimeout)
-	// The server ignores the end of its input; it must be killed anyway.
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
+	// The server writes its pid as it starts. A timeout that fires before
+	// it did (a slow start on a busy machine) shows nothing about the
+	// process, so the test tries again with a longer one: it waits for the
+	// server to have started, not for it to start within a budget.
+	var pid int
+	for timeout := 500 * time.Millisecond; pid == 0; timeout *= 4 {
+		if timeout > 2*time.Minute {
+			t.Fatal("the hanging server never wrote its pid before the capture timed out")
+		}
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		src := stdioSource(testserver.ModeHang, testserver.PIDFileEnv+"="+pidFile)
+		failing(t, src, Options{Timeout: timeout}, ErrTimeout)
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(string(b))
+		}
 	}
-	pid, _ := strconv.Atoi(string(b))
+	// The server ignores the end of its input; it must be killed anyway.
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("server process %d still exists after Capture returned (kill(0) = %v)", pid, err)
 	}

@@ -5,16 +5,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/testcorpus"
 )
 
 // BenchmarkGenerateCommand is the wall time of the mcpgen process
 // generating bindings for the github corpus (117 tools), start to exit.
 func BenchmarkGenerateCommand(b *testing.B) {
-	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus", "github-mcp-server", "tools-list.json"))
-	if err != nil {
-		b.Fatal(err)
+	corpus, err := testcorpus.Path(testcorpus.GitHubTools)
+	if err == nil {
+		_, err = os.Stat(corpus)
 	}
-	if _, err := os.Stat(corpus); err != nil {
+	if err != nil {
 		b.Skipf("github corpus not available (%v)", err)
 	}
 	dir := b.TempDir()

@@ -5,6 +5,11 @@
 //	crm-server -http 127.0.0.1:8080 # streamable HTTP at http://127.0.0.1:8080/mcp
 //	crm-server -fault hang          # misbehave, for testing clients
 //
+// A call that a fault makes hang is announced on stderr as it starts
+// hanging ("crm-server: get_contact contact_id=C-1001: hanging until
+// cancelled"), so tests
+// can wait for the server to hold it.
+//
 // With -http, the endpoint URL is printed on stdout once the server is
 // listening (use port 0 to pick a free port).
 package main
@@ -19,9 +24,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpgen/mcpgen/example/crm"
@@ -32,12 +39,14 @@ func main() {
 	log.SetFlags(0)
 	addr := flag.String("http", "", "serve streamable HTTP on `addr` instead of stdio")
 	var faults crm.Faults
-	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, or without=TOOL", func(v string) error {
+	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, hang-after=TOOL, or without=TOOL", func(v string) error {
 		switch name, tool, _ := strings.Cut(v, "="); {
 		case v == "malformed-output":
 			faults.MalformedOutput = true
 		case v == "hang":
 			faults.Hang = true
+		case name == "hang-after" && tool != "":
+			faults.HangAfter = append(faults.HangAfter, tool)
 		case name == "without" && tool != "":
 			faults.Without = append(faults.Without, tool)
 		default:
@@ -45,6 +54,18 @@ func main() {
 		}
 		return nil
 	})
+	faults.OnHang = func(tool string, req mcp.CallToolRequest) {
+		// The ids say which call it is; other arguments (a caller's token)
+		// stay out of the log.
+		var ids []string
+		for k, v := range req.GetArguments() {
+			if strings.HasSuffix(k, "_id") {
+				ids = append(ids, fmt.Sprintf(" %s=%v", k, v))
+			}
+		}
+		slices.Sort(ids)
+		log.Printf("%s%s: hanging until cancelled", tool, strings.Join(ids, ""))
+	}
 	flag.Parse()
 	if flag.NArg() > 0 {
 		flag.Usage()

@@ -76,3 +76,36 @@ func TestListingIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// HangAfter does the work, announces the call, and answers only with the
+// request's end: the change is made although the caller never hears back.
+func TestHangAfterAppliesThenHangs(t *testing.T) {
+	held := make(chan string, 1)
+	c := mcpgo.InProcess(crm.New().ServerWith(crm.Faults{
+		HangAfter: []string{"update_deal"},
+		OnHang:    func(tool string, req mcp.CallToolRequest) { held <- tool + " " + req.GetString("deal_id", "") },
+	}))
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "update_deal", json.RawMessage(`{"caller_token":"tok-alice","deal_id":"D-2001","note":"held"}`))
+		done <- err
+	}()
+	select {
+	case h := <-held:
+		if h != "update_deal D-2001" {
+			t.Errorf("held %q", h)
+		}
+	case err := <-done:
+		t.Fatalf("update_deal answered: %v", err)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("a cancelled hanging call returned no error")
+	}
+	r := call(t, c, "get_deal", `{"deal_id":"D-2001"}`)
+	if !strings.Contains(string(r.StructuredContent), `"alice: held"`) {
+		t.Errorf("the change was not made before the hang: %s", r.StructuredContent)
+	}
+}

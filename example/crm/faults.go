@@ -3,6 +3,7 @@ package crm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -16,8 +17,24 @@ type Faults struct {
 	MalformedOutput bool
 	// Hang makes get_contact wait until the request is cancelled.
 	Hang bool
+	// HangAfter makes these tools do their work and then, instead of
+	// answering, wait until the request is cancelled: a call that reached
+	// the server and whose outcome the client never learns.
+	HangAfter []string
 	// Without leaves these tools out, like an older server release.
 	Without []string
+	// OnHang, when set, is called as a call starts hanging, so that a test
+	// can wait for the server to hold the request instead of guessing.
+	OnHang func(tool string, req mcp.CallToolRequest)
+}
+
+// hang waits until the request is cancelled.
+func (f Faults) hang(ctx context.Context, tool string, req mcp.CallToolRequest) error {
+	if f.OnHang != nil {
+		f.OnHang(tool, req)
+	}
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 func (f Faults) wrap(name string, h handler) handler {
@@ -38,9 +55,15 @@ func (f Faults) wrap(name string, h handler) handler {
 			return structured(d), nil
 		}
 	case f.Hang && name == "get_contact":
-		return func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, f.hang(ctx, name, req)
+		}
+	case slices.Contains(f.HangAfter, name):
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if _, err := h(ctx, req); err != nil {
+				return nil, err
+			}
+			return nil, f.hang(ctx, name, req)
 		}
 	}
 	return h

@@ -2,6 +2,7 @@ package crmapi_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +35,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	serverBin = filepath.Join(dir, "crm-server")
-	cmd := exec.Command("go", "build", "-o", serverBin, "../crm-server")
+	// Raced along with the tests when they are: its handlers run
+	// concurrently, over a mutex-guarded store.
+	cmd := exec.Command("go", append(append([]string{"build"}, raceFlag()...), "-o", serverBin, "../crm-server")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build ../crm-server: %v\n%s", err, out)
 		os.Exit(1)
@@ -42,32 +47,58 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// raceFlag is the go build flag that builds the server the way this test
+// binary was built: with the race detector or without.
+func raceFlag() []string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
+}
+
 // transports connects to a fresh server, started with faults, over each
 // transport.
-var transports = []struct {
-	name    string
-	connect func(t *testing.T, faults ...string) *mcpgo.Conn
-}{
+var transports = []transport{
 	{"stdio", stdio},
 	{"http", streamableHTTP},
 }
 
-func stdio(t *testing.T, faults ...string) *mcpgo.Conn {
+type transport struct {
+	name string
+	// start connects and returns the calls the server starts holding (the
+	// hang faults) as it announces them: tool name and id arguments,
+	// "get_contact contact_id=C-1001".
+	start func(t *testing.T, faults ...string) (*mcpgo.Conn, <-chan string)
+}
+
+func (tr transport) connect(t *testing.T, faults ...string) *mcpgo.Conn {
+	c, _ := tr.start(t, faults...)
+	return c
+}
+
+func stdio(t *testing.T, faults ...string) (*mcpgo.Conn, <-chan string) {
 	var args []string
 	for _, f := range faults {
 		args = append(args, "-fault", f)
 	}
-	c := mcpgo.Stdio(serverBin, args, mcpgo.WithName("crm"))
+	hangs := make(chan string, 64)
+	c := mcpgo.Stdio(serverBin, args, mcpgo.WithName("crm"), mcpgo.WithStderr(&stderrLines{hangs: hangs}))
 	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return c, hangs
 }
 
-func streamableHTTP(t *testing.T, faults ...string) *mcpgo.Conn {
+func streamableHTTP(t *testing.T, faults ...string) (*mcpgo.Conn, <-chan string) {
 	args := []string{"-http", "127.0.0.1:0"}
 	for _, f := range faults {
 		args = append(args, "-fault", f)
 	}
+	hangs := make(chan string, 64)
 	cmd := exec.Command(serverBin, args...)
+	cmd.Stderr = &stderrLines{hangs: hangs}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +116,37 @@ func streamableHTTP(t *testing.T, faults ...string) *mcpgo.Conn {
 	}
 	c := mcpgo.StreamableHTTP(strings.TrimSpace(line), mcpgo.WithName("crm"))
 	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return c, hangs
+}
+
+// stderrLines passes the server's stderr on, line by line, and reports the
+// lines that say a call is hanging.
+type stderrLines struct {
+	mu    sync.Mutex
+	buf   []byte
+	hangs chan string
+}
+
+func (w *stderrLines) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+		if tool, ok := strings.CutSuffix(strings.TrimPrefix(line, "crm-server: "), ": hanging until cancelled"); ok {
+			select {
+			case w.hangs <- tool:
+			default:
+			}
+			continue
+		}
+		os.Stderr.WriteString(line + "\n")
+	}
 }
 
 func as(user string) context.Context {
@@ -279,7 +340,7 @@ func TestMissingTool(t *testing.T) {
 func TestTimeoutAndCancel(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			conn := tr.connect(t, "hang")
+			conn, hangs := tr.start(t, "hang")
 			ctx := as("alice")
 			slow := crmapi.NewGetContact(conn, identity, mcpruntime.WithTimeout(100*time.Millisecond))
 			_, err := slow.Call(ctx, crmapi.GetContactInput{ContactID: "C-1001"})
@@ -297,9 +358,21 @@ func TestTimeoutAndCancel(t *testing.T) {
 			cctx, cancel := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			go func() {
-				_, err := crm.GetContact(cctx, crmapi.GetContactInput{ContactID: "C-1001"})
+				_, err := crm.GetContact(cctx, crmapi.GetContactInput{ContactID: "C-1003"})
 				done <- err
 			}()
+			// Cancel only once the server holds the call, so that what is
+			// cut off is a call in flight, not one never sent. (The
+			// timed-out calls above asked for another contact.)
+			for held := ""; held != "get_contact contact_id=C-1003"; {
+				select {
+				case held = <-hangs:
+				case err := <-done:
+					t.Fatalf("the call ended before the server held it: %v", err)
+				case <-time.After(2 * time.Minute): // a bound against hanging, far beyond the wait
+					t.Fatal("the server never got the call")
+				}
+			}
 			// The hanging call does not hold up the session.
 			if _, err := crm.GetDeal(ctx, crmapi.GetDealInput{DealID: "D-2001"}); err != nil {
 				t.Error(err)

@@ -64,41 +64,76 @@ func TestDiffApplies(t *testing.T) {
 	}
 }
 
-// apply is a minimal patch(1) for well-formed diffs of newline-terminated text.
+// apply is a minimal, strict patch(1) for diffs of newline-terminated
+// text: each hunk header's ranges, old side and new side, must match where
+// the hunk sits and how many lines it holds, and context and removed lines
+// must be the old text's.
 func apply(t *testing.T, a, d string) string {
+	t.Helper()
 	if d == "" {
 		return a
 	}
 	src := splitLines(a)
 	var out []string
 	pos := 0
+	var oldLeft, newLeft int // lines the current hunk still owes, per side
+	closeHunk := func() {
+		if oldLeft != 0 || newLeft != 0 {
+			t.Fatalf("hunk has %d old and %d new lines fewer than its header says:\n%s", oldLeft, newLeft, d)
+		}
+	}
 	for _, l := range strings.SplitAfter(d, "\n")[2:] {
 		if l == "" {
 			continue
 		}
 		switch l[0] {
 		case '@':
+			closeHunk()
+			f := strings.Fields(l)
+			if len(f) < 4 || f[0] != "@@" || f[3] != "@@" || f[1][0] != '-' || f[2][0] != '+' {
+				t.Fatalf("malformed hunk header %q", l)
+			}
 			var as, an, bs, bn int
-			var h string
-			h = strings.Fields(l)[1][1:]
-			parse(h, &as, &an)
-			_ = bs
-			_ = bn
-			start := as - 1
+			parse(f[1][1:], &as, &an)
+			parse(f[2][1:], &bs, &bn)
+			// An empty range names the line before it.
+			start, newStart := as-1, bs-1
 			if an == 0 {
 				start = as
 			}
+			if bn == 0 {
+				newStart = bs
+			}
+			if start < pos || start > len(src) {
+				t.Fatalf("hunk %q starts at old line %d, after %d lines were used:\n%s", l, start+1, pos, d)
+			}
 			out = append(out, src[pos:start]...)
 			pos = start
-		case ' ':
-			out = append(out, src[pos])
+			if newStart != len(out) {
+				t.Fatalf("hunk %q says its new side starts at line %d; it lands at line %d:\n%s", l, newStart+1, len(out)+1, d)
+			}
+			oldLeft, newLeft = an, bn
+		case ' ', '-':
+			if pos >= len(src) || src[pos] != l[1:] {
+				t.Fatalf("line %q does not match old line %d:\n%s", l, pos+1, d)
+			}
+			if l[0] == ' ' {
+				out = append(out, src[pos])
+				newLeft--
+			}
 			pos++
-		case '-':
-			pos++
+			oldLeft--
 		case '+':
 			out = append(out, l[1:])
+			newLeft--
+		default:
+			t.Fatalf("unexpected diff line %q", l)
+		}
+		if oldLeft < 0 || newLeft < 0 {
+			t.Fatalf("hunk holds more lines than its header says:\n%s", d)
 		}
 	}
+	closeHunk()
 	out = append(out, src[pos:]...)
 	return strings.Join(out, "")
 }

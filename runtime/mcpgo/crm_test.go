@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,7 +41,10 @@ func crmServer(t *testing.T) string {
 			return
 		}
 		crmBuild.path = filepath.Join(dir, "crm-server")
-		cmd := exec.Command("go", "build", "-o", crmBuild.path, "./crm-server")
+		// Under -race the server is raced too: the tests that resume one
+		// approval from many goroutines and processes drive its concurrent
+		// handlers.
+		cmd := exec.Command("go", append(append([]string{"build"}, raceFlag()...), "-o", crmBuild.path, "./crm-server")...)
 		cmd.Dir = filepath.Join("..", "..", "example")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			crmBuild.err = errors.New("go build ./crm-server: " + err.Error() + "\n" + string(out))
@@ -52,9 +56,36 @@ func crmServer(t *testing.T) string {
 	return crmBuild.path
 }
 
+// raceFlag is the go build flag that builds a helper binary the way this
+// test binary was built: with the race detector or without.
+func raceFlag() []string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
+}
+
 // crmHTTP starts the CRM server on a free port and returns its endpoint.
-func crmHTTP(t *testing.T) string {
-	cmd := exec.Command(crmServer(t), "-http", "127.0.0.1:0")
+func crmHTTP(t *testing.T) string { return startCRM(t).endpoint }
+
+type crmProcess struct {
+	endpoint string
+	// hangs receives the tool name and id arguments ("update_deal
+	// deal_id=D-2001") of each call that starts hanging (see the server's
+	// -fault flag).
+	hangs chan string
+}
+
+// startCRM starts the CRM server over streamable HTTP with extra flags.
+func startCRM(t *testing.T, args ...string) *crmProcess {
+	t.Helper()
+	p := &crmProcess{hangs: make(chan string, 64)}
+	cmd := exec.Command(crmServer(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	cmd.Stderr = &stderrLines{hangs: p.hangs}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +101,35 @@ func crmHTTP(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("crm-server did not print its endpoint: %v", err)
 	}
-	return strings.TrimSpace(line)
+	p.endpoint = strings.TrimSpace(line)
+	return p
+}
+
+// stderrLines passes the server's stderr on, line by line, and reports the
+// lines that say a call is hanging.
+type stderrLines struct {
+	buf   []byte
+	hangs chan string
+}
+
+func (w *stderrLines) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+		if tool, ok := strings.CutSuffix(strings.TrimPrefix(line, "crm-server: "), ": hanging until cancelled"); ok {
+			select {
+			case w.hangs <- tool:
+			default:
+			}
+			continue
+		}
+		os.Stderr.WriteString(line + "\n")
+	}
 }
 
 type GetDealInput struct {

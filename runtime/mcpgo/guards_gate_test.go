@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -302,25 +303,63 @@ func TestGateRestart(t *testing.T) {
 	})
 
 	t.Run("died mid-call", func(t *testing.T) {
-		s, g := open()
-		a := gated(t, guardedUpdate(c, g), "mid-call")
+		// A server that does the work and then never answers, so the
+		// resumer is killed while the call is in flight.
+		srv := startCRM(t, "-fault", "hang-after=update_deal")
+		hc := mcpgo.StreamableHTTP(srv.endpoint)
+		closeConn(t, hc)
+		_, g := open()
+		a := gated(t, guardedUpdate(hc, g), "mid-call")
 		if err := g.Approve(ctx, a.ID, a.Digest); err != nil {
 			t.Fatal(err)
 		}
-		// What a process leaves behind when it dies after winning the
-		// resume and before recording the outcome.
-		if _, err := s.Update(ctx, a.ID, func(x *mcpruntime.Approval) error {
-			x.State, x.Started = mcpruntime.StateExecuting, time.Now()
-			return nil
-		}); err != nil {
+		var out bytes.Buffer
+		cmd := guardProcess("guard-resume", dir, a.ID, "", srv.endpoint)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		_, g2 := open()
-		if _, err := guardedUpdate(c, g2).ResumeInvoke(alice, a.ID); !isApproval(err, mcpruntime.ErrOutcomeUnknown) {
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		select {
+		case tool := <-srv.hangs:
+			if tool != "update_deal deal_id=D-2001" {
+				t.Fatalf("the server holds a call to %s", tool)
+			}
+		case err := <-exited:
+			t.Fatalf("the resuming process exited before its call reached the server: %v\n%s", err, out.String())
+		case <-time.After(2 * time.Minute): // a bound against hanging, far beyond the wait
+			_ = cmd.Process.Kill()
+			<-exited // then its output is complete
+			t.Fatalf("the resuming process's call never reached the server\n%s", out.String())
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-exited; cmd.ProcessState == nil || cmd.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the resuming process was not killed: %v\n%s", err, out.String())
+		}
+		s2, g2 := open()
+		if got, err := s2.Get(ctx, a.ID); err != nil || got.State != mcpruntime.StateExecuting {
+			t.Fatalf("state the killed process left behind: %+v, %v", got, err)
+		}
+
+		// Another process resumes: the outcome is unknown, and the call is
+		// not made again.
+		again := guardProcess("guard-resume", dir, a.ID, "", srv.endpoint)
+		b, err := again.Output()
+		if err != nil {
+			t.Fatalf("second resuming process: %v\n%s", err, b)
+		}
+		var r struct{ Text, Err string }
+		if err := json.Unmarshal(b, &r); err != nil || !strings.Contains(r.Err, mcpruntime.ErrOutcomeUnknown.Error()) {
+			t.Errorf("resume in another process after the executor died: %s (%v)", b, err)
+		}
+		if _, err := guardedUpdate(hc, g2).ResumeInvoke(alice, a.ID); !isApproval(err, mcpruntime.ErrOutcomeUnknown) {
 			t.Errorf("resume of a call whose executor died: %v", err)
 		}
-		if n := countNotes(t, c, "mid-call"); n != 0 {
-			t.Errorf("replayed a call that may have reached the server: %d", n)
+		if n := countNotes(t, hc, "mid-call"); n != 1 {
+			t.Errorf("the server executed the approved call %d times, want exactly once", n)
 		}
 	})
 

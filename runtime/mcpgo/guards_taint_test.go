@@ -41,8 +41,11 @@ func TestTaintProvenance(t *testing.T) {
 			if _, err := newWeatherLike(failsDesc, c).Call(ctx, EmptyInput{}); err == nil {
 				t.Error("fails did not fail")
 			}
-			// No result, no record.
-			_, _ = newWeather(c).Call(ctx, WeatherInput{City: "Paris"})
+			// No result, no record: invalid arguments are never sent.
+			var ve *mcpruntime.ValidationError
+			if _, err := newWeather(c).Call(ctx, WeatherInput{City: "Paris"}); !errors.As(err, &ve) || len(ve.Violations) != 1 || ve.Violations[0].Pointer != "/city" {
+				t.Errorf("call with a city outside the enum: %v", err)
+			}
 
 			l := run.Ledger()
 			if len(l) != 3 || l[0] != p || *m.Provenance != l[1] || l[2].Tool != "fails" || !l[2].IsError || !l[2].External {

@@ -109,20 +109,30 @@ func readFile(t *testing.T, name string) string {
 }
 
 func TestManagerHangingAndGarbageServers(t *testing.T) {
-	e := newEnv(t)
-	short := func(c *manager.ServerConfig) { c.ConnectTimeout = 300 * time.Millisecond; c.MaxRetries = 1 }
-	e.stdio("hang", "hang", short)
-	// Long enough for the process to start and write under a loaded race
-	// detector: the error should say what it wrote.
-	e.stdio("garbage", "garbage", func(c *manager.ServerConfig) {
-		c.ConnectTimeout = time.Second
-		c.MaxRetries = manager.NoRetries
-	})
-	m := e.manager()
-	_, err := m.Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "hang"}, {Server: "garbage"}})
+	// The garbage server is only found out when the connect times out, and
+	// the error must say what it wrote: a timeout that fired before the
+	// process started writing (a slow start under a loaded race detector)
+	// shows nothing, so the run is repeated with a longer one. The test
+	// waits for the server to write, not for it to write within a budget.
+	var e *env
 	var pe *manager.PreflightError
-	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
-		t.Fatalf("Toolset = %v", err)
+	var err error
+	for d := time.Second; ; d *= 4 {
+		e = newEnv(t)
+		short := func(c *manager.ServerConfig) { c.ConnectTimeout = 300 * time.Millisecond; c.MaxRetries = 1 }
+		e.stdio("hang", "hang", short)
+		e.stdio("garbage", "garbage", func(c *manager.ServerConfig) {
+			c.ConnectTimeout = d
+			c.MaxRetries = manager.NoRetries
+		})
+		_, err = e.manager().Toolset(context.Background(), "agent", []manager.ToolSource{{Server: "hang"}, {Server: "garbage"}})
+		if !errors.As(err, &pe) || len(pe.Problems) != 2 {
+			t.Fatalf("Toolset = %v", err)
+		}
+		if strings.Contains(pe.Problems[1].Error(), "not JSON-RPC") || !errors.Is(pe.Problems[1], context.DeadlineExceeded) || d > time.Minute {
+			break
+		}
+		t.Logf("connect timeout %s: the garbage server wrote nothing in time; trying a longer one", d)
 	}
 	var ce *manager.ConnectError
 	if !errors.As(pe.Problems[0], &ce) || ce.Attempts != 2 || !errors.Is(err, context.DeadlineExceeded) {
@@ -250,17 +260,30 @@ func TestManagerListChanged(t *testing.T) {
 				t.Fatalf("grow: %+v, %v", r, err)
 			}
 			// The cache lives an hour; only the notification can refresh it.
-			for {
+			waitFor(t, "list_changed to bring "+name+" into the cached tool list", func() bool {
 				tools, err := m.Tools(ctx, "agent", id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if hasTool(tools, name) {
-					break
-				}
-				time.Sleep(5 * time.Millisecond) // the notification is asynchronous
-			}
+				return hasTool(tools, name)
+			})
 		})
+	}
+}
+
+// waitFor polls cond until it holds, for state that changes on an
+// asynchronous event (a notification, a process exit) with nothing to
+// wait on. The deadline is no timed assertion: it is far beyond any wait
+// the event needs, and turns a regression into a failure that says what
+// never happened instead of a hang until the global test timeout.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -452,13 +475,10 @@ func TestManagerDriftPolicy(t *testing.T) {
 	if _, err := invoke(t, admin, "reshape", `{}`); err != nil {
 		t.Fatal(err)
 	}
-	for {
+	waitFor(t, "list_changed to make the reshaped echo fail", func() bool {
 		_, err = invoke(t, ts, "echo", `{}`)
-		if err != nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond) // until the notification arrives
-	}
+		return err != nil
+	})
 	if !errors.As(err, &de) || de.Want != current.SchemaHash {
 		t.Fatalf("drift under DriftFail at call time: %v", err)
 	}
@@ -571,19 +591,20 @@ func TestManagerEverythingServer(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- srv.Wait() }()
 	t.Cleanup(func() { _ = srv.Process.Kill(); <-exited })
-	for {
+	waitFor(t, "server-everything to listen on port "+port, func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err == nil {
 			c.Close()
-			break
+			return true
 		}
 		select {
 		case err := <-exited:
 			exited <- err
 			t.Fatalf("the HTTP server exited before listening: %v", err)
-		case <-time.After(20 * time.Millisecond): // until node listens
+		default:
 		}
-	}
+		return false
+	})
 	if _, err := e.reg.Save(ctx, httpCfg("everything-http", "http://127.0.0.1:"+port+"/mcp")); err != nil {
 		t.Fatal(err)
 	}
@@ -600,16 +621,13 @@ func TestManagerEverythingServer(t *testing.T) {
 			if r, err := invoke(t, ts, "get-sum", `{"a":2,"b":3}`); err != nil || !strings.Contains(r.Text, "5") {
 				t.Fatalf("get-sum: %+v, %v", r, err)
 			}
-			for {
+			waitFor(t, "list_changed to refresh the hour-long cache with simulate-research-query", func() bool {
 				tools, err := m.Tools(ctx, "agent", id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if hasTool(tools, "simulate-research-query") {
-					break
-				}
-				time.Sleep(10 * time.Millisecond) // until list_changed refreshes the hour-long cache
-			}
+				return hasTool(tools, "simulate-research-query")
+			})
 		})
 	}
 }

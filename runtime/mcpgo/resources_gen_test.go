@@ -105,7 +105,9 @@ func runDriver(t *testing.T, pkg string, files map[string][]byte, driver string,
 	}
 	write("driver/main.go", []byte(driver))
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off")
-	for _, args := range [][]string{{"vet", "./..."}, {"build", "-o", "driver.bin", "./driver"}} {
+	// The driver runs sessions of its own: raced too under -race.
+	build := append(append([]string{"build"}, raceFlag()...), "-o", "driver.bin", "./driver")
+	for _, args := range [][]string{{"vet", "./..."}, build} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {

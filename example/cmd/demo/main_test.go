@@ -5,15 +5,29 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
+
+// raceFlag is the go build flag that builds the server the way this test
+// binary was built: with the race detector or without.
+func raceFlag() []string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
+}
 
 // TestDemo runs the demo against the real CRM server process and checks
 // what it shows, including that the approved mutation ran exactly once.
 func TestDemo(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "crm-server")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../crm-server").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(append([]string{"build"}, raceFlag()...), "-o", bin, "../../crm-server")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	var out bytes.Buffer

@@ -147,6 +147,12 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	for _, v := range list.arr {
 		vn := v
 		if hasBase {
+			// A variant of a type the sibling type keyword excludes can
+			// never match: leave it out rather than fail to merge it.
+			if ty := v.get("type"); types != nil && v.kind == 'o' && ty != nil && ty.kind == 's' && ty.str != "null" &&
+				!slices.Contains(types, ty.str) && !(ty.str == "integer" && slices.Contains(types, "number")) {
+				continue
+			}
 			vn = allOfNode(v.ptr, base, v)
 		}
 		vi, problem := b.analyse(d, vn, depth)
@@ -225,8 +231,13 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			segs[i] = kindSegment(vi.kind)
 		}
 	}
+	// Every variant of a colliding name is renamed, not all but the last.
+	counts := map[string]int{}
+	for _, s := range segs {
+		counts[s]++
+	}
 	for i := range segs {
-		if segs[i] == "" || countOf(segs, segs[i]) > 1 {
+		if segs[i] == "" || counts[segs[i]] > 1 {
 			segs[i] = "Variant" + strconv.Itoa(i)
 		}
 	}
@@ -245,16 +256,6 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		})
 	}
 	return nullable
-}
-
-func countOf(ss []string, s string) int {
-	n := 0
-	for _, x := range ss {
-		if x == s {
-			n++
-		}
-	}
-	return n
 }
 
 func (vi *variantInfo) discValueText(member string) string {

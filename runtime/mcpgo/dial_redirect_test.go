@@ -1,0 +1,140 @@
+package mcpgo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/manager"
+)
+
+// fixedResolver answers every name from a table, as a DNS server under an
+// attacker's control would.
+type fixedResolver map[string][]netip.Addr
+
+func (r fixedResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return a, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// TestGuardedClientRedirects: the HTTP client of guarded connections
+// follows a short chain of redirects, each hop dialed through the SSRF
+// guard, so a server cannot bounce a request (an MCP POST, body and all)
+// to an address the guard refuses, by address or by a name that resolves
+// to one.
+func TestGuardedClientRedirects(t *testing.T) {
+	var hits atomic.Int32
+	var lastBody atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		switch p := r.URL.Path; {
+		case strings.HasPrefix(p, "/hop/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(p, "/hop/"))
+			if n == 0 {
+				b, _ := io.ReadAll(r.Body)
+				lastBody.Store(string(b))
+				fmt.Fprint(w, "arrived")
+				return
+			}
+			http.Redirect(w, r, fmt.Sprintf("/hop/%d", n-1), http.StatusTemporaryRedirect)
+		case p == "/to":
+			http.Redirect(w, r, r.URL.Query().Get("url"), http.StatusTemporaryRedirect)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+
+	g := &GuardedDialer{
+		AllowPrivate: true, // the test server is on loopback; metadata addresses stay refused
+		Resolver: fixedResolver{
+			"metadata.test":  {netip.MustParseAddr("169.254.169.254")},
+			"mixed.test":     {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("169.254.169.254")},
+			"loopback.test":  {netip.MustParseAddr("127.0.0.1")},
+			"metadata6.test": {netip.MustParseAddr("fd00:ec2::254")},
+		},
+	}
+	c := guardedClient(g, 1<<20, "redirector", nil)
+	t.Cleanup(c.CloseIdleConnections)
+	post := func(url string) (string, error) {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+
+	t.Run("short chain followed", func(t *testing.T) {
+		hits.Store(0)
+		lastBody.Store("")
+		if got, err := post(srv.URL + "/hop/2"); err != nil || got != "arrived" {
+			t.Fatalf("two redirects: %q, %v", got, err)
+		}
+		if hits.Load() != 3 || lastBody.Load() != `{"jsonrpc":"2.0","id":1,"method":"ping"}` {
+			t.Errorf("%d requests, last body %q", hits.Load(), lastBody.Load())
+		}
+		// A redirect to a name is resolved by the guard's resolver.
+		if got, err := post(srv.URL + "/to?url=http://loopback.test:" + port + "/hop/0"); err != nil || got != "arrived" {
+			t.Errorf("redirect to an allowed name: %q, %v", got, err)
+		}
+	})
+
+	t.Run("long chain refused", func(t *testing.T) {
+		hits.Store(0)
+		_, err := post(srv.URL + "/hop/3")
+		if err == nil || !strings.Contains(err.Error(), "too many redirects") {
+			t.Fatalf("three redirects: %v", err)
+		}
+		if hits.Load() != 3 {
+			t.Errorf("the fourth hop was requested (%d requests)", hits.Load())
+		}
+	})
+
+	for _, tc := range []struct{ name, url, reason string }{
+		{"metadata address", "http://169.254.169.254/latest/meta-data/", "metadata"},
+		{"name resolving to metadata", "http://metadata.test/latest/meta-data/", "metadata"},
+		{"name with one bad answer", "http://mixed.test:" + port + "/hop/0", "metadata"},
+		{"IPv6 metadata name", "http://metadata6.test/", "metadata"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			_, err := post(srv.URL + "/to?url=" + tc.url)
+			var be *manager.BlockedAddressError
+			var pe *manager.PermanentError
+			if !errors.As(err, &be) || !errors.As(err, &pe) || !errors.Is(err, manager.ErrNotSent) || !strings.Contains(be.Reason, tc.reason) {
+				t.Fatalf("redirect to %s: %v", tc.url, err)
+			}
+			if hits.Load() != 1 {
+				t.Errorf("%d requests reached the test server, want only the redirecting one", hits.Load())
+			}
+		})
+	}
+
+	t.Run("private refused without AllowPrivate", func(t *testing.T) {
+		strict := guardedClient(&GuardedDialer{Resolver: g.Resolver}, 1<<20, "strict", nil)
+		t.Cleanup(strict.CloseIdleConnections)
+		_, err := strict.Get("http://loopback.test:" + port + "/hop/0")
+		var be *manager.BlockedAddressError
+		if !errors.As(err, &be) || be.Host != "loopback.test" || !be.Private {
+			t.Fatalf("loopback without AllowPrivate: %v", err)
+		}
+	})
+}
