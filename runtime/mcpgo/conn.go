@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -80,6 +81,12 @@ type config struct {
 	guard          *GuardedDialer
 	observe        func(method string, result json.RawMessage)
 	notify         []func(mcp.JSONRPCNotification)
+	protocol       string
+	elicit         ElicitationHandler
+	elicitURL      bool
+	sample         SamplingHandler
+	roots          func(context.Context) ([]Root, error)
+	logger         *slog.Logger
 	// hide lists strings (an endpoint URL and its parts, header and
 	// environment values, declared secrets) scrubbed from errors, since
 	// mcp-go's errors quote URLs and servers echo what they were given.
@@ -264,6 +271,9 @@ type Conn struct {
 
 	toolsMu sync.Mutex
 	tools   []string // sorted; nil until listed
+
+	progress progressRoutes
+	watch    resourceWatch
 }
 
 // link is one connection: a client, its process for stdio, and its end.
@@ -573,7 +583,7 @@ func (c *Conn) openOnce() (*link, error) {
 		l.cancel()
 		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr, c.cfg.observe), c.cfg.clientOpts...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe), append(c.cfg.clientOptions(), c.cfg.clientOpts...)...)
 	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
 	// stdio it is the process's), so it is the link's, not a caller's.
@@ -583,8 +593,17 @@ func (c *Conn) openOnce() (*link, error) {
 		return nil, err
 	}
 	cli.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+		switch n.Method {
+		case string(mcp.MethodNotificationToolsListChanged):
 			c.forgetTools()
+		case string(mcp.MethodNotificationProgress):
+			c.progress.deliver(n)
+		case string(mcp.MethodNotificationResourceUpdated):
+			c.watch.deliver(n)
+		case "notifications/message":
+			if c.cfg.logger != nil {
+				c.logMessage(n)
+			}
 		}
 		for _, f := range c.cfg.notify {
 			f(n)
@@ -595,6 +614,10 @@ func (c *Conn) openOnce() (*link, error) {
 		ctx, stop = context.WithTimeoutCause(life, c.cfg.connectTimeout, &handshakeTimeout{c.cfg.connectTimeout})
 	}
 	defer stop()
+	if c.kind == kindStdio && c.cfg.protocol == "" {
+		// Set before Initialize, which is the first use of the client.
+		client.WithDiscoverTimeout(probe(ctx, tr))(cli)
+	}
 	init, err := cli.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: c.cfg.info}})
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil && !l.isDone() {
@@ -606,18 +629,43 @@ func (c *Conn) openOnce() (*link, error) {
 	}
 	l.init = init
 	l.modern = mcp.IsModernProtocol(cli.ProtocolVersion())
-	if l.modern && (c.kind == kindHTTP || c.kind == kindSSE) {
+	if l.modern && (c.kind == kindHTTP || c.kind == kindSSE || len(c.watch.uris()) > 0) {
 		// Modern HTTP transports deliver server-to-client messages only on
-		// a subscriptions/listen stream. Losing it loses them, so the
-		// connection counts as lost and the next call reconnects.
-		if stopListen, err := cli.ListenAsync(life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
-			l.lose(fmt.Errorf("the notification stream failed: %w", err))
-		}); err == nil {
-			l.stopListen = stopListen
+		// a subscriptions/listen stream, and resource subscriptions travel
+		// on it on every transport. Losing it loses them, so the connection
+		// counts as lost and the next call reconnects.
+		_ = c.listen(l)
+	} else if !l.modern {
+		// Subscriptions made on an earlier connection are made again.
+		for _, uri := range c.watch.uris() {
+			_ = cli.Subscribe(ctx, mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: uri}})
 		}
 	}
+	c.setLogLevel(ctx, cli)
 	return l, nil
 }
+
+// probe times the server/discover probe of a stdio server. A server that
+// never answers unknown methods would make mcp-go wait 5 s for discover on
+// every connection; a ping (which every protocol version allows before
+// the handshake) shows when the server is up and reading, after which a
+// server that supports discover answers it at once, so a short probe
+// timeout is enough.
+func probe(ctx context.Context, tr transport.Interface) time.Duration {
+	ctx, cancel := context.WithTimeout(ctx, pingWait)
+	defer cancel()
+	if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("mcpgen-probe"),
+		Method: string(mcp.MethodPing)}); err != nil && ctx.Err() != nil {
+		return discoverAfterSilence
+	}
+	return discoverAfterPing
+}
+
+const (
+	pingWait             = 2 * time.Second
+	discoverAfterPing    = 100 * time.Millisecond
+	discoverAfterSilence = 100 * time.Millisecond
+)
 
 // handshakeTimeout is the cause of a connect timeout.
 type handshakeTimeout struct{ d time.Duration }
@@ -629,8 +677,11 @@ func (e *handshakeTimeout) Error() string {
 func (e *handshakeTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 func (l *link) close() {
-	if l.stopListen != nil {
-		l.stopListen()
+	l.mu.Lock()
+	stop := l.stopListen
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	if l.cli != nil {
 		_ = l.cli.Close()
@@ -771,6 +822,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	}
 	s := &sink{}
 	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}}
+	if fn := mcpruntime.ProgressFrom(ctx); fn != nil {
+		token, done := c.progress.add(fn)
+		defer done()
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+	}
 	bctx, release := c.bound(ctx, l)
 	defer release()
 	res, err := l.cli.CallTool(context.WithValue(bctx, sinkKey{}, s), req)

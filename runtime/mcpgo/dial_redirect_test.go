@@ -66,7 +66,7 @@ func TestGuardedClientRedirects(t *testing.T) {
 			"metadata6.test": {netip.MustParseAddr("fd00:ec2::254")},
 		},
 	}
-	c := guardedClient(g, 1<<20, "redirector", nil)
+	c := messageCappedClient(g, 1<<20, "redirector", nil)
 	t.Cleanup(c.CloseIdleConnections)
 	post := func(url string) (string, error) {
 		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
@@ -129,7 +129,7 @@ func TestGuardedClientRedirects(t *testing.T) {
 	}
 
 	t.Run("private refused without AllowPrivate", func(t *testing.T) {
-		strict := guardedClient(&GuardedDialer{Resolver: g.Resolver}, 1<<20, "strict", nil)
+		strict := messageCappedClient(&GuardedDialer{Resolver: g.Resolver}, 1<<20, "strict", nil)
 		t.Cleanup(strict.CloseIdleConnections)
 		_, err := strict.Get("http://loopback.test:" + port + "/hop/0")
 		var be *manager.BlockedAddressError

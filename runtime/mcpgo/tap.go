@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -71,6 +73,15 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 	if err != nil || resp == nil {
 		return resp, err
 	}
+	if req.Method == string(mcp.MethodServerDiscover) && resp.Error == nil && !isDiscoverResult(resp.Result) {
+		// A server that answers every method with an empty result would be
+		// taken for a 2026-07-28 server and never get initialize: only a
+		// real discover result counts, anything else is a legacy server's
+		// "method not found", and the client falls back to initialize.
+		resp = &transport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID,
+			Error: &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "the server/discover result names no supported versions"}}
+		return resp, nil
+	}
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && req.Method == cmp.Or(s.method, string(mcp.MethodToolsCall)) {
 		s.record(resp)
 	}
@@ -105,18 +116,65 @@ func (t *tap) RequiresLegacyProtocol() bool {
 	return ok && l.RequiresLegacyProtocol()
 }
 
-// httpTap adds SetProtocolVersion, which the client uses to detect HTTP
-// transports, so it is present only when the inner transport has it.
-type httpTap struct{ *tap }
+type httpTap struct {
+	*tap
+	protocol *atomic.Value // string
+}
 
 func (t httpTap) SetProtocolVersion(v string) {
+	t.protocol.Store(v)
 	t.Interface.(transport.HTTPConnection).SetProtocolVersion(v)
+}
+
+// SendRequest sends a notifications/cancelled for a request whose context
+// ended before its answer, on protocols before 2026-07-28: there, closing
+// the HTTP request does not cancel it (the specification says a
+// disconnection is not a cancellation), and mcp-go sends nothing over
+// HTTP. On 2026-07-28 ending the request's stream is the cancellation.
+func (t httpTap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.tap.SendRequest(ctx, req)
+	if err != nil && ctx.Err() != nil && req.Method != string(mcp.MethodInitialize) && req.Method != string(mcp.MethodServerDiscover) {
+		if v, _ := t.protocol.Load().(string); v != "" && !mcp.IsModernProtocol(v) {
+			n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+				Method: string(mcp.MethodNotificationCancelled),
+				Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": req.ID, "reason": ctx.Err().Error()}},
+			}}
+			go func() {
+				nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				_ = t.Interface.SendNotification(nctx, n)
+			}()
+		}
+	}
+	return resp, err
 }
 
 func wrap(inner transport.Interface, observe func(string, json.RawMessage)) transport.Interface {
 	t := &tap{Interface: inner, observe: observe}
 	if _, ok := inner.(transport.HTTPConnection); ok {
-		return httpTap{t}
+		return httpTap{tap: t, protocol: &atomic.Value{}}
 	}
 	return t
 }
+
+// isDiscoverResult reports whether result is a server/discover result: an
+// object whose supportedVersions lists at least one version as a string,
+// with capabilities as an object.
+func isDiscoverResult(result json.RawMessage) bool {
+	var r struct {
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      map[string]json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Capabilities == nil {
+		return false
+	}
+	for _, v := range r.SupportedVersions {
+		if v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// httpTap adds SetProtocolVersion, which the client uses to detect HTTP
+// transports, and the cancellation mcp-go leaves out over HTTP.

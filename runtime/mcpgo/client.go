@@ -1,0 +1,593 @@
+package mcpgo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+)
+
+// This file holds the client side of the protocol: what a client declares
+// (elicitation, sampling, roots) and answers, and the notifications it
+// receives (progress, logs, resource updates). Each capability is declared
+// only when its handler is given.
+
+// WithProtocolVersion pins the protocol version instead of negotiating the
+// newest both sides speak ("2025-11-25", "2026-07-28", ...).
+func WithProtocolVersion(v string) Option {
+	return func(c *config) { c.protocol = v }
+}
+
+// ElicitationRequest is a server asking the user for input.
+type ElicitationRequest struct {
+	// Mode is "form" (answer Schema's fields) or "url" (send the user to
+	// URL; the answer is only whether they agreed).
+	Mode    string
+	Message string
+	// Schema is the requested schema of a form (a flat object of
+	// primitive members), as the server sent it.
+	Schema json.RawMessage
+	// URL and ElicitationID, in url mode.
+	URL, ElicitationID string
+}
+
+// ElicitationAction is the user's answer.
+type ElicitationAction string
+
+const (
+	ElicitAccept  ElicitationAction = "accept"
+	ElicitDecline ElicitationAction = "decline"
+	ElicitCancel  ElicitationAction = "cancel"
+)
+
+// ElicitationResponse answers an ElicitationRequest. On accept in form
+// mode, Content holds the fields; members the schema gives a default for
+// and Content leaves out are filled with that default before the answer is
+// sent (SEP-1034).
+type ElicitationResponse struct {
+	Action  ElicitationAction
+	Content map[string]any
+}
+
+// ElicitationHandler answers elicitation requests. Its error becomes a
+// JSON-RPC error for the server.
+type ElicitationHandler func(ctx context.Context, req ElicitationRequest) (ElicitationResponse, error)
+
+// WithElicitation declares the elicitation capability and answers requests
+// with h: form mode always, url mode too when url is true.
+func WithElicitation(h ElicitationHandler, url bool) Option {
+	return func(c *config) { c.elicit, c.elicitURL = h, url }
+}
+
+// ElicitDefaults accepts every form with the defaults its schema gives (and
+// declines url-mode requests): for unattended runs that must not block on
+// a person.
+func ElicitDefaults(_ context.Context, req ElicitationRequest) (ElicitationResponse, error) {
+	if req.Mode == "url" {
+		return ElicitationResponse{Action: ElicitDecline}, nil
+	}
+	return ElicitationResponse{Action: ElicitAccept, Content: map[string]any{}}, nil
+}
+
+// ElicitDeclineAll declines every request: a client that declares the
+// capability (so that servers offer their tools) but answers no one.
+func ElicitDeclineAll(context.Context, ElicitationRequest) (ElicitationResponse, error) {
+	return ElicitationResponse{Action: ElicitDecline}, nil
+}
+
+// FormField is one member of a form's requested schema, in schema order
+// (the order the server wrote them).
+type FormField struct {
+	Name        string
+	Title       string
+	Description string
+	Type        string // string, number, integer, boolean
+	Enum        []string
+	Default     any // nil when the schema gives none
+	Required    bool
+}
+
+// FormFields lists the members of a requested schema in the order the
+// server wrote them, for a handler that asks a person field by field.
+func FormFields(schema json.RawMessage) ([]FormField, error) {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("requested schema: %w", err)
+	}
+	names, err := objectKeys(s.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("requested schema: properties: %w", err)
+	}
+	var props map[string]struct {
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
+		Default     any      `json:"default"`
+		OneOf       []struct {
+			Const string `json:"const"`
+		} `json:"oneOf"`
+	}
+	if len(s.Properties) > 0 {
+		if err := json.Unmarshal(s.Properties, &props); err != nil {
+			return nil, fmt.Errorf("requested schema: properties: %w", err)
+		}
+	}
+	out := make([]FormField, 0, len(names))
+	for _, n := range names {
+		p := props[n]
+		f := FormField{Name: n, Title: p.Title, Description: p.Description, Type: p.Type, Enum: p.Enum, Default: p.Default,
+			Required: slices.Contains(s.Required, n)}
+		for _, o := range p.OneOf {
+			f.Enum = append(f.Enum, o.Const)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// objectKeys returns the member names of a JSON object in document order.
+func objectKeys(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, errors.New("not an object")
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// withDefaults fills the members of content a form leaves out with the
+// defaults of its schema.
+func withDefaults(schema json.RawMessage, content map[string]any) map[string]any {
+	fields, err := FormFields(schema)
+	if err != nil {
+		return content
+	}
+	out := make(map[string]any, len(fields))
+	for k, v := range content {
+		out[k] = v
+	}
+	for _, f := range fields {
+		if _, ok := out[f.Name]; !ok && f.Default != nil {
+			out[f.Name] = f.Default
+		}
+	}
+	return out
+}
+
+type elicitAdapter struct {
+	h ElicitationHandler
+}
+
+func (a elicitAdapter) Elicit(ctx context.Context, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	req := ElicitationRequest{Mode: r.Params.Mode, Message: r.Params.Message, URL: r.Params.URL, ElicitationID: r.Params.ElicitationID}
+	if req.Mode == "" {
+		req.Mode = "form"
+	}
+	if r.Params.RequestedSchema != nil {
+		b, err := json.Marshal(r.Params.RequestedSchema)
+		if err != nil {
+			return nil, err
+		}
+		req.Schema = b
+	}
+	resp, err := a.h(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseAction(resp.Action)}}
+	if resp.Action == ElicitAccept && req.Mode == "form" {
+		res.Content = withDefaults(req.Schema, resp.Content)
+	}
+	return res, nil
+}
+
+// SamplingRequest is a server asking the client's model for a completion.
+type SamplingRequest struct {
+	Messages []SamplingMessage
+	// ModelPreferences as the server sent them (hints, priorities), or nil.
+	ModelPreferences json.RawMessage
+	SystemPrompt     string
+	MaxTokens        int
+	Temperature      float64
+	StopSequences    []string
+	// Raw is the whole request's params, for what the fields above leave
+	// out (tools, metadata).
+	Raw json.RawMessage
+}
+
+// SamplingMessage is one message of a sampling conversation.
+type SamplingMessage struct {
+	Role    string // "user" or "assistant"
+	Content []mcpruntime.Content
+}
+
+// SamplingResponse is the completion: the model's message, the model's
+// name and why it stopped ("endTurn", "maxTokens", ...).
+type SamplingResponse struct {
+	Content    mcpruntime.Content
+	Model      string
+	StopReason string
+}
+
+// SamplingHandler produces completions for servers. Its error becomes a
+// JSON-RPC error for the server.
+type SamplingHandler func(ctx context.Context, req SamplingRequest) (SamplingResponse, error)
+
+// WithSampling declares the sampling capability and answers requests with h.
+func WithSampling(h SamplingHandler) Option { return func(c *config) { c.sample = h } }
+
+type sampleAdapter struct{ h SamplingHandler }
+
+func (a sampleAdapter) CreateMessage(ctx context.Context, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	raw, err := json.Marshal(r.CreateMessageParams)
+	if err != nil {
+		return nil, err
+	}
+	req := SamplingRequest{SystemPrompt: r.CreateMessageParams.SystemPrompt, MaxTokens: r.CreateMessageParams.MaxTokens, Temperature: r.CreateMessageParams.Temperature,
+		StopSequences: r.CreateMessageParams.StopSequences, Raw: raw}
+	if r.CreateMessageParams.ModelPreferences != nil {
+		req.ModelPreferences, _ = json.Marshal(r.CreateMessageParams.ModelPreferences)
+	}
+	for _, m := range r.CreateMessageParams.Messages {
+		b, err := json.Marshal(m.Content)
+		if err != nil {
+			return nil, err
+		}
+		var blocks []mcpruntime.Content
+		if len(b) > 0 && b[0] == '[' {
+			err = json.Unmarshal(b, &blocks)
+		} else {
+			var one mcpruntime.Content
+			err = json.Unmarshal(b, &one)
+			blocks = []mcpruntime.Content{one}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sampling message: %w", err)
+		}
+		req.Messages = append(req.Messages, SamplingMessage{Role: string(m.Role), Content: blocks})
+	}
+	resp, err := a.h(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(resp.Content)
+	if err != nil {
+		return nil, err
+	}
+	var content any
+	if err := json.Unmarshal(b, &content); err != nil {
+		return nil, err
+	}
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: content},
+		Model:           resp.Model, StopReason: resp.StopReason,
+	}, nil
+}
+
+// Root is a directory or file the client lets servers work in.
+type Root struct {
+	URI  string // file:// URI
+	Name string
+}
+
+// WithRoots declares the roots capability and answers roots/list with a
+// fixed list.
+func WithRoots(roots ...Root) Option {
+	roots = slices.Clone(roots)
+	return WithRootsFunc(func(context.Context) ([]Root, error) { return roots, nil })
+}
+
+// WithRootsFunc declares the roots capability and answers roots/list with
+// what f returns at the time; call Conn.RootsChanged when its answer
+// changes.
+func WithRootsFunc(f func(context.Context) ([]Root, error)) Option {
+	return func(c *config) { c.roots = f }
+}
+
+type rootsAdapter struct {
+	f func(context.Context) ([]Root, error)
+}
+
+func (a rootsAdapter) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	roots, err := a.f(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, r := range roots {
+		res.Roots = append(res.Roots, mcp.Root{URI: r.URI, Name: r.Name})
+	}
+	return res, nil
+}
+
+// RootsChanged tells the server the roots changed
+// (notifications/roots/list_changed); it asks for them again.
+func (c *Conn) RootsChanged(ctx context.Context) error {
+	return c.Do(ctx, "notifications/roots/list_changed", func(ctx context.Context, cli *client.Client) error {
+		return cli.RootListChanges(ctx)
+	})
+}
+
+// WithLogger sends the server's log messages (notifications/message) to l,
+// with the server's level mapped to slog's (debug → Debug; info and notice
+// → Info; warning → Warn; error and above → Error), and asks the server to
+// log from the lowest level l is enabled for.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+func (c *Conn) logMessage(n mcp.JSONRPCNotification) {
+	l := c.cfg.logger
+	f := n.Params.AdditionalFields
+	level := slog.LevelInfo
+	lv, _ := f["level"].(string)
+	switch lv {
+	case "debug":
+		level = slog.LevelDebug
+	case "info", "notice":
+		level = slog.LevelInfo
+	case "warning":
+		level = slog.LevelWarn
+	case "error", "critical", "alert", "emergency":
+		level = slog.LevelError
+	}
+	msg := ""
+	switch d := f["data"].(type) {
+	case string:
+		msg = d
+	default:
+		b, _ := json.Marshal(d)
+		msg = string(b)
+	}
+	attrs := []any{"server", c.cfg.name}
+	if name, ok := f["logger"].(string); ok && name != "" {
+		attrs = append(attrs, "logger", name)
+	}
+	if lv != "" && lv != "info" && lv != "debug" && lv != "warning" && lv != "error" {
+		attrs = append(attrs, "mcpLevel", lv)
+	}
+	l.Log(context.Background(), level, c.redact(msg), attrs...)
+}
+
+// setLogLevel asks a server that can log to start at the lowest level the
+// logger takes.
+func (c *Conn) setLogLevel(ctx context.Context, cli *client.Client) {
+	caps := cli.GetServerCapabilities()
+	if c.cfg.logger == nil || caps.Logging == nil {
+		return
+	}
+	level := mcp.LoggingLevelError
+	for _, l := range []struct {
+		s slog.Level
+		m mcp.LoggingLevel
+	}{{slog.LevelDebug, mcp.LoggingLevelDebug}, {slog.LevelInfo, mcp.LoggingLevelInfo}, {slog.LevelWarn, mcp.LoggingLevelWarning}} {
+		if c.cfg.logger.Enabled(ctx, l.s) {
+			level = l.m
+			break
+		}
+	}
+	_ = cli.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: level}})
+}
+
+// progressRoutes hands notifications/progress to the callback of the call
+// whose token they carry.
+type progressRoutes struct {
+	next atomic.Int64
+	mu   sync.Mutex
+	fns  map[string]func(mcpruntime.Progress)
+}
+
+func (p *progressRoutes) add(fn func(mcpruntime.Progress)) (token string, done func()) {
+	token = "mcpgen-" + strconv.FormatInt(p.next.Add(1), 10)
+	p.mu.Lock()
+	if p.fns == nil {
+		p.fns = map[string]func(mcpruntime.Progress){}
+	}
+	p.fns[token] = fn
+	p.mu.Unlock()
+	return token, func() {
+		p.mu.Lock()
+		delete(p.fns, token)
+		p.mu.Unlock()
+	}
+}
+
+func (p *progressRoutes) deliver(n mcp.JSONRPCNotification) {
+	f := n.Params.AdditionalFields
+	var token string
+	switch t := f["progressToken"].(type) {
+	case string:
+		token = t
+	case float64:
+		token = strconv.FormatFloat(t, 'f', -1, 64)
+	default:
+		return
+	}
+	p.mu.Lock()
+	fn := p.fns[token]
+	p.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	pr := mcpruntime.Progress{}
+	pr.Progress, _ = f["progress"].(float64)
+	pr.Total, _ = f["total"].(float64)
+	pr.Message, _ = f["message"].(string)
+	fn(pr)
+}
+
+// resourceWatch is the Conn's subscriptions to resource updates.
+type resourceWatch struct {
+	mu   sync.Mutex
+	next int
+	fns  map[string]map[int]func(uri string)
+}
+
+func (w *resourceWatch) deliver(n mcp.JSONRPCNotification) {
+	uri, _ := n.Params.AdditionalFields["uri"].(string)
+	w.mu.Lock()
+	var fns []func(string)
+	for _, f := range w.fns[uri] {
+		fns = append(fns, f)
+	}
+	w.mu.Unlock()
+	for _, f := range fns {
+		f(uri)
+	}
+}
+
+func (w *resourceWatch) uris() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.fns))
+	for u := range w.fns {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Subscribe calls fn with uri whenever the server reports the resource
+// changed (notifications/resources/updated), until the returned function
+// is called. On 2026-07-28 connections the subscription travels on the
+// subscriptions/listen stream, which is reopened with it; on older ones it
+// is a resources/subscribe request.
+func (c *Conn) Subscribe(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
+	l, err := c.link(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &c.watch
+	w.mu.Lock()
+	if w.fns == nil {
+		w.fns = map[string]map[int]func(string){}
+	}
+	first := w.fns[uri] == nil
+	if first {
+		w.fns[uri] = map[int]func(string){}
+	}
+	w.next++
+	id := w.next
+	w.fns[uri][id] = fn
+	w.mu.Unlock()
+	remove := func() (last bool) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.fns[uri], id)
+		if len(w.fns[uri]) == 0 {
+			delete(w.fns, uri)
+			return true
+		}
+		return false
+	}
+	if first {
+		if err := c.subscribeOn(ctx, l, uri); err != nil {
+			remove()
+			return nil, err
+		}
+	}
+	return func(ctx context.Context) error {
+		if !remove() {
+			return nil
+		}
+		l, err := c.link(ctx)
+		if err != nil {
+			return err
+		}
+		if l.modern {
+			return c.listen(l)
+		}
+		return c.Do(ctx, "resources/unsubscribe", func(ctx context.Context, cli *client.Client) error {
+			return cli.Unsubscribe(ctx, mcp.UnsubscribeRequest{Params: mcp.UnsubscribeParams{URI: uri}})
+		})
+	}, nil
+}
+
+func (c *Conn) subscribeOn(ctx context.Context, l *link, uri string) error {
+	if l.modern {
+		return c.listen(l)
+	}
+	return c.Do(ctx, "resources/subscribe", func(ctx context.Context, cli *client.Client) error {
+		return cli.Subscribe(ctx, mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: uri}})
+	})
+}
+
+// listen (re)opens the subscriptions/listen stream of a 2026-07-28
+// connection with every notification the Conn wants.
+func (c *Conn) listen(l *link) error {
+	filter := mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true,
+		ResourceSubscriptions: c.watch.uris()}
+	l.mu.Lock()
+	stop := l.stopListen
+	l.stopListen = nil
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	stopListen, err := l.cli.ListenAsync(l.life, filter, func(err error) {
+		l.lose(fmt.Errorf("the notification stream failed: %w", err))
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.stopListen = stopListen
+	l.mu.Unlock()
+	return nil
+}
+
+// clientOptions are the mcp-go options the Conn's own configuration
+// implies: handlers, their capabilities, the protocol pin.
+func (c *config) clientOptions() []client.ClientOption {
+	var o []client.ClientOption
+	var caps mcp.ClientCapabilities
+	if c.elicit != nil {
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}}
+		if c.elicitURL {
+			caps.Elicitation.URL = &struct{}{}
+		}
+		o = append(o, client.WithElicitationHandler(elicitAdapter{c.elicit}))
+	}
+	if c.sample != nil {
+		o = append(o, client.WithSamplingHandler(sampleAdapter{c.sample}))
+	}
+	if c.roots != nil {
+		o = append(o, client.WithRootsHandler(rootsAdapter{c.roots}))
+	}
+	o = append(o, client.WithClientCapabilities(caps))
+	if c.protocol != "" {
+		o = append(o, client.WithProtocolVersion(c.protocol))
+	}
+	return o
+}
