@@ -45,8 +45,10 @@ type ApprovalStore struct {
 	db *DB
 
 	mu        sync.Mutex
+	idle      []*pgx.Conn // runners' lock connections, kept for reuse
 	subs      map[string]map[chan struct{}]struct{}
 	listening bool
+	closed    bool
 	stopCtx   context.Context
 	stopFn    context.CancelFunc
 	wg        sync.WaitGroup
@@ -284,16 +286,28 @@ func commitUncertain(err error) bool {
 // approved call, on a connection outside the pool (a pool full of waiting
 // resumers cannot starve it).
 type runnerLock struct {
+	s    *ApprovalStore
 	conn *pgx.Conn
 	id   string
 	pid  uint32
 	once sync.Once
 }
 
+// maxIdleRunners is how many lock connections are kept for reuse.
+const maxIdleRunners = 4
+
 func (s *ApprovalStore) lockRunner(ctx context.Context, id string) (*runnerLock, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.db.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return nil, fmt.Errorf("approval store: connect the runner's lock: %w", err)
+	var conn *pgx.Conn
+	s.mu.Lock()
+	if n := len(s.idle); n > 0 {
+		conn, s.idle = s.idle[n-1], s.idle[:n-1]
+	}
+	s.mu.Unlock()
+	if conn == nil || conn.IsClosed() {
+		var err error
+		if conn, err = pgx.ConnectConfig(ctx, s.db.pool.Config().ConnConfig.Copy()); err != nil {
+			return nil, fmt.Errorf("approval store: connect the runner's lock: %w", err)
+		}
 	}
 	// Blocking, not try: a waiter's check never takes the lock, so only a
 	// runner could hold it, and there is none while the row is approved.
@@ -301,7 +315,7 @@ func (s *ApprovalStore) lockRunner(ctx context.Context, id string) (*runnerLock,
 		_ = conn.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("approval store: take the runner's lock: %w", err)
 	}
-	return &runnerLock{conn: conn, id: id, pid: conn.PgConn().PID()}, nil
+	return &runnerLock{s: s, conn: conn, id: id, pid: conn.PgConn().PID()}, nil
 }
 
 // release ends the runner's mark and tells waiters, unlocking first so
@@ -313,8 +327,18 @@ func (h *runnerLock) release() {
 	h.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, _ = h.conn.Exec(ctx, `SELECT pg_advisory_unlock($1), pg_notify($2, $3)`, lockKey(h.id), notifyChannel, h.id)
-		_ = h.conn.Close(ctx) // ends the session, and its lock, anyway
+		var unlocked bool
+		err := h.conn.QueryRow(ctx, `SELECT pg_advisory_unlock($1), pg_notify($2, $3) IS NULL`, lockKey(h.id), notifyChannel, h.id).Scan(&unlocked, new(bool))
+		s := h.s
+		s.mu.Lock()
+		if err == nil && unlocked && len(s.idle) < maxIdleRunners && !s.closed {
+			s.idle = append(s.idle, h.conn)
+			h.conn = nil
+		}
+		s.mu.Unlock()
+		if h.conn != nil {
+			_ = h.conn.Close(ctx) // ends the session, and its lock, anyway
+		}
 	})
 }
 
@@ -445,12 +469,17 @@ func (s *ApprovalStore) listen(ctx context.Context) {
 func (s *ApprovalStore) stop() {
 	s.mu.Lock()
 	stop := s.stopFn
-	s.listening = false
+	s.listening, s.closed = false, true
+	idle := s.idle
+	s.idle = nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
 	}
 	s.wg.Wait()
+	for _, c := range idle {
+		_ = c.Close(context.Background())
+	}
 }
 
 // Purge deletes the approvals that expired before `before` and that no

@@ -121,7 +121,7 @@ func startServer() (func(), error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	opts := "-k " + dir + " -c listen_addresses= -c fsync=off -c max_connections=300"
+	opts := "-k " + dir + " -c listen_addresses= -c max_connections=300"
 	cmd = exec.Command(pgctl, "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-o", opts, "start")
 	asServerUser(cmd, uid, gid)
 	if out, err := cmd.CombinedOutput(); err != nil {
