@@ -16,9 +16,11 @@ build:
 	$(GO) build -o $(MCPGEN) ./cmd/mcpgen
 
 # The test suite: the root module, the race detector on the concurrent
-# packages, then the example module.
+# packages, the PostgreSQL adapter (its own module, under the race
+# detector) and the example module.
 test:
-	$(GO) test ./... && $(GO) test -race $(RACE_PKGS) && (cd example && $(GO) test ./...)
+	$(GO) test ./... && $(GO) test -race $(RACE_PKGS) && \
+	(cd adapters/postgres && $(GO) test -race ./...) && (cd example && $(GO) test ./...)
 
 # Regenerates the example's bindings from its committed manifests (no
 # server is contacted).
@@ -51,7 +53,7 @@ fmt:
 	@out="$$(gofmt -l . )"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./... && (cd example && $(GO) vet ./...)
+	$(GO) vet ./... && (cd adapters/postgres && $(GO) vet ./...) && (cd example && $(GO) vet ./...)
 
 # Everything CI cares about, plus stale generated code: regenerate and
 # fail if the committed files differ.
