@@ -355,3 +355,48 @@ func TestMigrateConcurrently(t *testing.T) {
 		t.Errorf("schema version %d, %v", v, err)
 	}
 }
+
+// Waiters whose LISTEN connection is cut still get the outcome: the
+// listener reconnects and wakes them to look again.
+func TestListenerLost(t *testing.T) {
+	dsn := newDatabase(t)
+	db := openDB(t, dsn)
+	endpoint := crmHTTP(t)
+	c := mcpgo.StreamableHTTP(endpoint)
+	defer c.Close()
+	g := mcpruntime.NewGate(db.Approvals())
+	a := approved(t, c, g, "listener lost")
+	winner := startHelper(t, dsn, a.ID, endpoint, 1, "claim-committed")
+	winner.at(t, "claim-committed")
+	// Waiters in this process, which has no runner of its own.
+	const n = 10
+	done := make(chan outcome, n)
+	for range n {
+		go func() { done <- resumeOnce(alice, c, g, a.ID) }()
+	}
+	ctx := context.Background()
+	// The listeners of this process and of the winner's (it listens only
+	// when it waits, so there may be one or none).
+	var cut int
+	for ; cut == 0; time.Sleep(10 * time.Millisecond) {
+		if err := db.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query = 'LISTEN mcpgen_approvals'`).Scan(&cut); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := winner.stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	w := winner.results(t)
+	if len(w) != 1 || w[0].Err != "" {
+		t.Fatalf("winner: %+v", w)
+	}
+	for range n {
+		if o := <-done; o != w[0] {
+			t.Errorf("waiter: %+v, winner %+v", o, w[0])
+		}
+	}
+	if got := countNotes(t, c, "listener lost"); got != 1 {
+		t.Errorf("ran %d times", got)
+	}
+}
