@@ -303,19 +303,28 @@ func (s *ApprovalStore) lockRunner(ctx context.Context, id string) (*runnerLock,
 		conn, s.idle = s.idle[n-1], s.idle[:n-1]
 	}
 	s.mu.Unlock()
-	if conn == nil || conn.IsClosed() {
-		var err error
-		if conn, err = pgx.ConnectConfig(ctx, s.db.pool.Config().ConnConfig.Copy()); err != nil {
-			return nil, fmt.Errorf("approval store: connect the runner's lock: %w", err)
+	for {
+		reused := conn != nil
+		if !reused {
+			var err error
+			if conn, err = pgx.ConnectConfig(ctx, s.db.pool.Config().ConnConfig.Copy()); err != nil {
+				return nil, fmt.Errorf("approval store: connect the runner's lock: %w", err)
+			}
 		}
-	}
-	// Blocking, not try: a waiter's check never takes the lock, so only a
-	// runner could hold it, and there is none while the row is approved.
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey(id)); err != nil {
+		// Blocking, not try: a waiter's check never takes the lock, so
+		// only a runner could hold it, and there is none while the row is
+		// approved.
+		_, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey(id))
+		if err == nil {
+			return &runnerLock{s: s, conn: conn, id: id, pid: conn.PgConn().PID()}, nil
+		}
 		_ = conn.Close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("approval store: take the runner's lock: %w", err)
+		conn = nil
+		if !reused || ctx.Err() != nil {
+			return nil, fmt.Errorf("approval store: take the runner's lock: %w", err)
+		}
+		// A kept connection may have been cut meanwhile: one fresh try.
 	}
-	return &runnerLock{s: s, conn: conn, id: id, pid: conn.PgConn().PID()}, nil
 }
 
 // release ends the runner's mark and tells waiters, unlocking first so

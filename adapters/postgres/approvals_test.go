@@ -400,3 +400,29 @@ func TestListenerLost(t *testing.T) {
 		t.Errorf("ran %d times", got)
 	}
 }
+
+// A kept runner-lock connection cut while idle does not fail the next
+// resume.
+func TestIdleRunnerConnCut(t *testing.T) {
+	db := openDB(t, newDatabase(t))
+	c := mcpgo.StreamableHTTP(crmHTTP(t))
+	defer c.Close()
+	g := mcpruntime.NewGate(db.Approvals())
+	ctx := context.Background()
+	for i := range 2 {
+		a := approved(t, c, g, fmt.Sprint("idle cut ", i))
+		if o := resumeOnce(alice, c, g, a.ID); o.Err != "" {
+			t.Fatalf("resume %d: %s", i, o.Err)
+		}
+		var cut int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'SELECT pg_advisory_unlock%'`).Scan(&cut); err != nil || cut != 1 {
+			t.Fatalf("cut %d kept connections: %v", cut, err)
+		}
+	}
+	for i := range 2 {
+		if n := countNotes(t, c, fmt.Sprint("idle cut ", i)); n != 1 {
+			t.Errorf("approval %d ran %d times", i, n)
+		}
+	}
+}
