@@ -426,3 +426,46 @@ func TestIdleRunnerConnCut(t *testing.T) {
 		}
 	}
 }
+
+// A resume blocked on the row of a claim in progress gives up with its
+// context, or at the statement timeout, and makes no call.
+func TestBlockedResumeHonoursLimits(t *testing.T) {
+	dsn := newDatabase(t)
+	db := openDB(t, dsn)
+	timed := openDB(t, dsn, WithStatementTimeout(300*time.Millisecond))
+	endpoint := crmHTTP(t)
+	c := mcpgo.StreamableHTTP(endpoint)
+	defer c.Close()
+	g := mcpruntime.NewGate(db.Approvals())
+	a := approved(t, c, g, "blocked")
+	winner := startHelper(t, dsn, a.ID, endpoint, 1, "claim-locked")
+	winner.at(t, "claim-locked")
+
+	o := resumeOnce(alice, c, mcpruntime.NewGate(timed.Approvals()), a.ID)
+	if !strings.Contains(o.Err, "57014") {
+		t.Errorf("resume past the statement timeout: %+v", o)
+	}
+
+	ctx, cancel := context.WithCancel(alice)
+	done := make(chan outcome)
+	go func() { done <- resumeOnce(ctx, c, g, a.ID) }()
+	for blocked := false; !blocked; time.Sleep(10 * time.Millisecond) {
+		if err := db.Pool().QueryRow(context.Background(), `SELECT count(*) > 0 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'SELECT state, version, doc%'`).Scan(&blocked); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if o := <-done; !strings.Contains(o.Err, context.Canceled.Error()) {
+		t.Errorf("cancelled resume: %+v", o)
+	}
+	if _, err := winner.stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if w := winner.results(t); len(w) != 1 || w[0].Err != "" {
+		t.Errorf("winner: %+v", w)
+	}
+	if n := countNotes(t, c, "blocked"); n != 1 {
+		t.Errorf("ran %d times", n)
+	}
+}
