@@ -61,7 +61,16 @@ func needPG(t testing.TB) {
 	t.Skipf("no PostgreSQL server: %s", pg.missing)
 }
 
+// pgBin finds a server program: in MCPGEN_PG_BIN when set, else in the
+// PATH or Debian's /usr/lib/postgresql/<version>/bin (the newest).
 func pgBin(name string) (string, error) {
+	if dir := os.Getenv("MCPGEN_PG_BIN"); dir != "" {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s is not in MCPGEN_PG_BIN: %v", name, err)
+		}
+		return p, nil
+	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
