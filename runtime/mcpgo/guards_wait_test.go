@@ -1,8 +1,10 @@
 package mcpgo_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -96,5 +98,45 @@ func TestGateTwoGatesOneDirectoryWait(t *testing.T) {
 		} else if results[i] != results[0] {
 			t.Errorf("resumer %d got %q, resumer 0 %q", i, results[i], results[0])
 		}
+	}
+}
+
+// Resumers in other processes wait for a live winner too: none of them is
+// told the outcome is unknown.
+func TestGateProcessesWait(t *testing.T) {
+	endpoint := crmHTTP(t)
+	c := mcpgo.StreamableHTTP(endpoint)
+	closeConn(t, c)
+	dir := filepath.Join(t.TempDir(), "approvals")
+	s, err := mcpruntime.OpenFileStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	g := mcpruntime.NewGate(s)
+	a := gated(t, guardedUpdate(c, g), "processes wait")
+	if err := g.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, 6)
+	outs := make([]bytes.Buffer, len(cmds))
+	for i := range cmds {
+		cmds[i] = guardProcess("guard-resume", dir, a.ID, "", endpoint)
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("resuming process %d: %v\n%s", i, err, outs[i].String())
+		}
+		var r struct{ Text, Err string }
+		if err := json.Unmarshal(outs[i].Bytes(), &r); err != nil || r.Err != "" {
+			t.Errorf("resuming process %d: %v %s", i, err, outs[i].String())
+		}
+	}
+	if n := countNotes(t, c, "processes wait"); n != 1 {
+		t.Fatalf("the approved call ran %d times across processes", n)
 	}
 }
