@@ -12,13 +12,13 @@ all: build
 build:
 	$(GO) build -o $(MCPGEN) ./cmd/mcpgen
 
-# The test suite, all of it under the race detector: the root module, then
-# the example module (its server's concurrent handlers, the generated
-# clients). Every package runs raced, not a list of the concurrent ones,
-# so a package that starts goroutines cannot be left out; the servers the
-# tests build are built with -race as well.
+# The test suite, all of it under the race detector: the root module, the
+# PostgreSQL adapter and the example module (each a module of its own, so
+# the root's ./... does not reach them). Every package runs raced, not a
+# list of the concurrent ones, so a package that starts goroutines cannot
+# be left out; the servers the tests build are built with -race as well.
 test:
-	$(GO) test -race ./... && (cd example && $(GO) test -race ./...)
+	$(GO) test -race ./... && (cd adapters/postgres && $(GO) test -race ./...) && (cd example && $(GO) test -race ./...)
 
 # Regenerates the example's bindings from its committed manifests (no
 # server is contacted).
@@ -51,7 +51,7 @@ fmt:
 	@out="$$(gofmt -l . )"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./... && (cd example && $(GO) vet ./...)
+	$(GO) vet ./... && (cd adapters/postgres && $(GO) vet ./...) && (cd example && $(GO) vet ./...)
 
 # Everything CI cares about, plus stale generated code: regenerate and
 # fail if the committed files differ.

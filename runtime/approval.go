@@ -157,6 +157,27 @@ type ApprovalStore interface {
 	List(ctx context.Context) ([]*Approval, error)
 }
 
+// ApprovalWaiter is an ApprovalStore that can tell whether the resumer that
+// moved an approval to executing is still running it. Several Gates share
+// such a store (over one directory, one database, in one process or many): a
+// resumer that finds the approval executing waits for the winner's outcome
+// instead of reporting ErrOutcomeUnknown at once. Without it, only resumers
+// in the winner's own Gate wait.
+type ApprovalWaiter interface {
+	ApprovalStore
+	// Claim is Update for a resume. When fn moves the approval from approved
+	// to executing, the store marks the caller as its runner atomically with
+	// storing the move, and returns a release func the Gate calls once the
+	// outcome is recorded (or recording failed). The mark also ends when the
+	// process dies or loses its connection to the store. release is nil when
+	// nothing was claimed.
+	Claim(ctx context.Context, id string, fn func(*Approval) error) (a *Approval, release func(), err error)
+	// Wait returns the approval once it is not executing, or is executing
+	// with no runner (the runner died: the outcome is unknown), or ctx's
+	// error when ctx ends first.
+	Wait(ctx context.Context, id string) (*Approval, error)
+}
+
 // Errors about approvals, wrapped in an *ApprovalError.
 var (
 	ErrApprovalNotFound = errors.New("no such approval")

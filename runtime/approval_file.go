@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // FileStore is the durable ApprovalStore: one JSON file per approval in a
@@ -115,7 +116,73 @@ func (s *FileStore) Get(_ context.Context, id string) (*Approval, error) {
 }
 
 // Update implements ApprovalStore.
-func (s *FileStore) Update(_ context.Context, id string, fn func(*Approval) error) (*Approval, error) {
+func (s *FileStore) Update(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error) {
+	return s.update(id, nil, fn)
+}
+
+// Claim implements ApprovalWaiter. The winner holds an flock on the
+// approval's .run file from before its move to executing is written until
+// release, so a resumer in any process (or another FileStore over the same
+// directory) can tell a running call from one whose runner died.
+func (s *FileStore) Claim(_ context.Context, id string, fn func(*Approval) error) (*Approval, func(), error) {
+	var run *os.File
+	a, err := s.update(id, &run, fn)
+	if err != nil || run == nil {
+		return a, nil, err
+	}
+	return a, func() {
+		// Removed under the directory lock: a waiter then finds no file, or
+		// finds it locked.
+		_ = s.locked(func() error { return os.Remove(run.Name()) })
+		funlock(run)
+		_ = run.Close()
+	}, nil
+}
+
+// Wait implements ApprovalWaiter by polling, with backoff, the approval
+// and its runner's lock.
+func (s *FileStore) Wait(ctx context.Context, id string) (*Approval, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		var a *Approval
+		running := false
+		err := s.locked(func() error {
+			var err error
+			if a, err = s.read(id); err != nil || a.State != StateExecuting {
+				return err
+			}
+			f, err := os.Open(s.runPath(id))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			} else if err != nil {
+				return fmt.Errorf("approval store: %w", err)
+			}
+			defer f.Close()
+			got, err := tryFlock(f)
+			if got {
+				funlock(f)
+			}
+			running = !got
+			return err
+		})
+		if err != nil || !running {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+func (s *FileStore) runPath(id string) string { return filepath.Join(s.dir, id+".run") }
+
+// update is Update; with run non-nil, a move from approved to executing
+// also takes the runner's lock, returned in *run.
+func (s *FileStore) update(id string, run **os.File, fn func(*Approval) error) (*Approval, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
@@ -129,10 +196,28 @@ func (s *FileStore) Update(_ context.Context, id string, fn func(*Approval) erro
 		if err != nil {
 			return err
 		}
+		was := a.State
 		if err := fn(a); err != nil {
 			return err
 		}
 		a.ID = id
+		if run != nil && was == StateApproved && a.State == StateExecuting {
+			f, err := os.OpenFile(s.runPath(id), os.O_RDWR|os.O_CREATE, 0o600)
+			if err != nil {
+				return fmt.Errorf("approval store: %w", err)
+			}
+			if got, err := tryFlock(f); !got {
+				_ = f.Close()
+				return fmt.Errorf("approval store: lock %s: held by another runner (%v)", f.Name(), err)
+			}
+			if err := s.write(a); err != nil {
+				funlock(f)
+				_ = f.Close()
+				return err
+			}
+			*run, out = f, a
+			return nil
+		}
 		after, err := json.Marshal(a)
 		if err != nil {
 			return err

@@ -274,3 +274,80 @@ func skipWithoutFlock(t *testing.T) {
 	}
 	funlock(f)
 }
+
+// FileStore's waiting: two stores over one directory; Wait returns the
+// outcome once the runner records it, and returns executing at once when
+// the runner released without recording (it is gone).
+func TestFileStoreWait(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	open := func() *FileStore {
+		s, err := OpenFileStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	runner, waiter := open(), open()
+	ctx := context.Background()
+	now := time.Now()
+	claim := func(id string) func() {
+		if err := runner.Create(ctx, &Approval{ID: id, State: StateApproved, Created: now, Expires: now.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		_, release, err := runner.Claim(ctx, id, func(a *Approval) error { a.State = StateExecuting; return nil })
+		if err != nil || release == nil {
+			t.Fatalf("claim: %v, release %v", err, release != nil)
+		}
+		return release
+	}
+
+	id := strings.Repeat("1", 32)
+	release := claim(id)
+	got := make(chan *Approval)
+	go func() {
+		a, err := waiter.Wait(ctx, id)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- a
+	}()
+	if _, err := runner.Update(ctx, id, func(a *Approval) error {
+		a.State, a.Outcome = StateDone, &Outcome{Result: json.RawMessage(`{}`), Finished: now}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if a := <-got; a == nil || a.State != StateDone {
+		t.Errorf("wait returned %+v before the outcome", a)
+	}
+	if _, err := os.Stat(filepath.Join(dir, id+".run")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the runner's lock file stayed: %v", err)
+	}
+
+	gone := strings.Repeat("2", 32)
+	claim(gone)() // released without an outcome: the runner is gone
+	if a, err := waiter.Wait(ctx, gone); err != nil || a.State != StateExecuting {
+		t.Errorf("wait for a runner that is gone: %+v, %v", a, err)
+	}
+
+	held := strings.Repeat("3", 32)
+	defer claim(held)()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := waiter.Wait(cctx, held); !errors.Is(err, context.Canceled) {
+		t.Errorf("wait with an ended context: %v", err)
+	}
+	// A plain Update to executing marks no runner.
+	plain := strings.Repeat("4", 32)
+	if err := runner.Create(ctx, &Approval{ID: plain, State: StateApproved, Created: now, Expires: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Update(ctx, plain, func(a *Approval) error { a.State = StateExecuting; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := waiter.Wait(ctx, plain); err != nil || a.State != StateExecuting {
+		t.Errorf("wait with no runner: %+v, %v", a, err)
+	}
+}

@@ -130,17 +130,18 @@
 // Gate.Deny(id, reason) records the decision; Tool.Resume,
 // Tool.ResumeInvoke or Toolset.Resume then makes the approved call exactly
 // once: the store moves the approval from approved to executing with a
-// compare-and-swap, one resumer wins, the others in the process wait for
-// its outcome, and every later resume returns the recorded outcome. A call
-// that may have reached the server is never made again; if the process
-// died mid-call, resumes report ErrOutcomeUnknown; later resumes tell a
-// call never sent (ErrApprovedCallNotSent) from one sent without an answer
+// compare-and-swap, one resumer wins, the others wait for its outcome (in
+// other Gates and processes too when the store is an ApprovalWaiter), and
+// every later resume returns the recorded outcome. A call that may have
+// reached the server is never made again; if its runner died mid-call,
+// resumes report ErrOutcomeUnknown; later resumes tell a call never sent
+// (ErrApprovedCallNotSent) from one sent without an answer
 // (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
-// A denied call gives the
-// model a denial as the tool's result. An approval covers its digest and
-// principal only, and pending approvals expire (GateTTL). Stores:
-// MemoryStore, and FileStore (one file per approval, atomic writes, flock
-// across processes), behind the ApprovalStore interface.
+// A denied call gives the model a denial
+// as the tool's result. An approval covers its digest and principal only,
+// and pending approvals expire (GateTTL). Stores: MemoryStore, FileStore
+// (one file per approval, atomic writes, flock across processes) and the
+// adapters/postgres module, behind the ApprovalStore interface.
 //
 // Taint tracking. With a Run in the context (WithRun), every result a
 // server returns is recorded in the run's ledger with its Provenance

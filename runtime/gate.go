@@ -266,20 +266,22 @@ func binding(a *Approval, c *call) error {
 }
 
 // execute makes the approved call once. The store's compare-and-swap from
-// approved to executing picks one winner; other resumers in this process
-// wait for its outcome, and every later resume returns the recorded
-// outcome.
+// approved to executing picks one winner; other resumers in this Gate wait
+// for its outcome, resumers elsewhere wait through an ApprovalWaiter store,
+// and every later resume returns the recorded outcome.
 func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, error) {
 	id := c.approval
+	waiter, _ := g.store.(ApprovalWaiter)
 	for {
 		now := g.now()
 		var (
-			won     bool
-			wait    chan struct{}
-			expired *ApprovalError
-			seen    *Approval
+			won, foreign bool // foreign: executing, not by this Gate
+			wait         chan struct{}
+			expired      *ApprovalError
+			seen         *Approval
+			release      func()
 		)
-		a, err := g.store.Update(ctx, id, func(a *Approval) error {
+		a, err := g.claim(ctx, waiter, id, &release, func(a *Approval) error {
 			if a.Tool != c.desc.Name {
 				return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q, not %q", a.Tool, c.desc.Name)}
 			}
@@ -321,9 +323,10 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 				g.mu.Lock()
 				wait = g.inflight[id]
 				g.mu.Unlock()
-				if wait == nil {
+				if wait == nil && waiter == nil {
 					return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "started " + a.Started.UTC().Format(time.RFC3339)}
 				}
+				foreign = wait == nil
 				return errNoChange
 			default: // done
 				if err := binding(a, c); err != nil {
@@ -339,7 +342,19 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 			g.finish(id)
 			return nil, fmt.Errorf("approval %s: %w", id, err)
 		case won:
+			if release != nil {
+				defer release()
+			}
 			return g.run(ctx, c, a, next)
+		case foreign:
+			w, err := waiter.Wait(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if w.State == StateExecuting {
+				return nil, &ApprovalError{ID: id, Tool: w.Tool, Err: ErrOutcomeUnknown, Detail: "started " + w.Started.UTC().Format(time.RFC3339) + " by a resumer that is gone"}
+			}
+			continue
 		case wait != nil:
 			select {
 			case <-wait:
@@ -355,6 +370,17 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 			return nil, err
 		}
 	}
+}
+
+// claim runs the resume's compare-and-swap, through Claim when the store
+// can mark the winner as running, so that resumers elsewhere can wait.
+func (g *Gate) claim(ctx context.Context, w ApprovalWaiter, id string, release *func(), fn func(*Approval) error) (*Approval, error) {
+	if w == nil {
+		return g.store.Update(ctx, id, fn)
+	}
+	a, rel, err := w.Claim(ctx, id, fn)
+	*release = rel
+	return a, err
 }
 
 func (g *Gate) finish(id string) {

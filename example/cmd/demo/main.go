@@ -8,6 +8,9 @@
 //
 //	go run ./cmd/demo                          # runs the server with go run ./crm-server
 //	go run ./cmd/demo -server ../bin/crm-server
+//
+// Approvals are kept in a file store in a temporary directory, or in
+// PostgreSQL when MCPGEN_PG_DSN names a database (adapters/postgres).
 package main
 
 import (
@@ -180,7 +183,12 @@ func modelTurn(ctx context.Context, w io.Writer, crm *crmapi.Client) error {
 // annotated read-only wait for a person.
 func guarded(ctx context.Context, w io.Writer, conn *mcpgo.Conn) error {
 	fmt.Fprintln(w, "\n== Guards: a gated mutation approved and run once, a denied one, the taint ledger")
-	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), crmapi.GateOptions()...)
+	store, closeStore, err := approvalStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	gate := mcpruntime.NewGate(store, crmapi.GateOptions()...)
 	opts := []mcpruntime.Option{mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithGate(gate)}
 	run := mcpruntime.NewRun("demo")
 	ctx = mcpruntime.WithRun(ctx, run)
