@@ -38,7 +38,9 @@ const (
 	StateDone      ApprovalState = "done"
 )
 
-func (s ApprovalState) valid() bool {
+// Valid reports whether s is one of the states above (stores check what
+// they read).
+func (s ApprovalState) Valid() bool {
 	switch s {
 	case StatePending, StateApproved, StateDenied, StateExpired, StateExecuting, StateDone:
 		return true
@@ -282,16 +284,18 @@ func canonicalArgs(args json.RawMessage) ([]byte, error) {
 
 var approvalIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// checkID rejects ids that are not ones this package made; the file store
-// uses the id as a file name.
-func checkID(id string) error {
+// CheckApprovalID rejects ids that are not ones a Gate made (32 lowercase
+// hex digits), for stores that use the id as a file or key name.
+func CheckApprovalID(id string) error {
 	if !approvalIDPattern.MatchString(id) {
 		return &ApprovalError{ID: fmt.Sprintf("%q", id), Err: ErrApprovalNotFound, Detail: "not an approval id (32 lowercase hex digits)"}
 	}
 	return nil
 }
 
-func sortApprovals(as []*Approval) {
+// SortApprovals orders approvals as ApprovalStore.List returns them: by
+// creation time, then id.
+func SortApprovals(as []*Approval) {
 	slices.SortFunc(as, func(a, b *Approval) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
@@ -312,7 +316,7 @@ func NewMemoryStore() *MemoryStore { return &MemoryStore{m: map[string]*Approval
 
 // Create implements ApprovalStore.
 func (s *MemoryStore) Create(_ context.Context, a *Approval) error {
-	if err := checkID(a.ID); err != nil {
+	if err := CheckApprovalID(a.ID); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -326,7 +330,7 @@ func (s *MemoryStore) Create(_ context.Context, a *Approval) error {
 
 // Get implements ApprovalStore.
 func (s *MemoryStore) Get(_ context.Context, id string) (*Approval, error) {
-	if err := checkID(id); err != nil {
+	if err := CheckApprovalID(id); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -340,7 +344,7 @@ func (s *MemoryStore) Get(_ context.Context, id string) (*Approval, error) {
 
 // Update implements ApprovalStore.
 func (s *MemoryStore) Update(_ context.Context, id string, fn func(*Approval) error) (*Approval, error) {
-	if err := checkID(id); err != nil {
+	if err := CheckApprovalID(id); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -366,6 +370,6 @@ func (s *MemoryStore) List(context.Context) ([]*Approval, error) {
 		out = append(out, a.clone())
 	}
 	s.mu.Unlock()
-	sortApprovals(out)
+	SortApprovals(out)
 	return out, nil
 }

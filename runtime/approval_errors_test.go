@@ -2,10 +2,7 @@ package mcpruntime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,111 +94,10 @@ func TestGateDenyErrors(t *testing.T) {
 	}
 }
 
-// A store that fails is reported by Deny as it is, not taken for a
-// decision.
-func TestGateDenyStoreFailure(t *testing.T) {
-	skipWithoutFlock(t)
-	s, err := OpenFileStore(filepath.Join(t.TempDir(), "approvals"))
-	if err != nil {
-		t.Fatal(err)
+// stores are the approval stores of this package; the file store has its
+// own tests in package filestore.
+func stores(*testing.T) map[string]func(t *testing.T) ApprovalStore {
+	return map[string]func(t *testing.T) ApprovalStore{
+		"memory": func(*testing.T) ApprovalStore { return NewMemoryStore() },
 	}
-	a := testApproval(randomID(), time.Now())
-	if err := s.Create(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := NewGate(s).Deny(context.Background(), a.ID, "x"); err == nil || !strings.Contains(err.Error(), "approval store: closed") {
-		t.Errorf("deny through a closed store: %v", err)
-	}
-}
-
-// TestFileStoreWriteErrors: a write that fails leaves no temporary file
-// behind, names what failed, and leaves the store usable.
-func TestFileStoreWriteErrors(t *testing.T) {
-	skipWithoutFlock(t)
-	ctx := context.Background()
-	newStore := func(t *testing.T) (*FileStore, string) {
-		dir := filepath.Join(t.TempDir(), "approvals")
-		s, err := OpenFileStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s, dir
-	}
-	leftovers := func(t *testing.T, dir string) {
-		t.Helper()
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), ".tmp-") {
-				t.Errorf("temporary file left behind: %s", e.Name())
-			}
-		}
-	}
-
-	t.Run("encode", func(t *testing.T) {
-		s, dir := newStore(t)
-		a := testApproval(randomID(), time.Now())
-		a.Args = json.RawMessage(`{"deal_id":`) // cannot be encoded
-		err := s.Create(ctx, a)
-		if err == nil || !strings.Contains(err.Error(), "approval "+a.ID+": encode: ") {
-			t.Fatalf("create with unencodable arguments: %v", err)
-		}
-		if _, err := os.Lstat(filepath.Join(dir, a.ID+".json")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("a file was written: %v", err)
-		}
-		leftovers(t, dir)
-	})
-
-	t.Run("temporary file", func(t *testing.T) {
-		s, dir := newStore(t)
-		a := testApproval(randomID(), time.Now())
-		if err := s.Create(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		// The directory disappears under the store (a cleanup job, an
-		// unmounted volume) between the read and the write.
-		_, err := s.Update(ctx, a.ID, func(x *Approval) error {
-			x.State = StateApproved
-			return os.RemoveAll(dir)
-		})
-		if err == nil || !strings.HasPrefix(err.Error(), "approval store: ") || !errors.Is(err, os.ErrNotExist) {
-			t.Fatalf("update into a removed directory: %v", err)
-		}
-	})
-
-	t.Run("rename", func(t *testing.T) {
-		s, dir := newStore(t)
-		a := testApproval(randomID(), time.Now())
-		if err := s.Create(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, a.ID+".json")
-		// Something else takes the approval's name: a directory, which the
-		// new file cannot replace.
-		_, err := s.Update(ctx, a.ID, func(x *Approval) error {
-			x.State = StateApproved
-			if err := os.Remove(path); err != nil {
-				return err
-			}
-			if err := os.Mkdir(path, 0o700); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(path, "x"), nil, 0o600)
-		})
-		if err == nil || !strings.HasPrefix(err.Error(), "approval store: ") || !strings.Contains(err.Error(), a.ID+".json") {
-			t.Fatalf("update over a directory: %v", err)
-		}
-		leftovers(t, dir)
-		// The store still works for other approvals.
-		b := testApproval(randomID(), time.Now())
-		if err := s.Create(ctx, b); err != nil {
-			t.Errorf("create after a failed write: %v", err)
-		}
-		if got, err := s.Get(ctx, b.ID); err != nil || got.ID != b.ID {
-			t.Errorf("get after a failed write: %+v, %v", got, err)
-		}
-	})
 }

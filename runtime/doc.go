@@ -139,9 +139,10 @@
 // (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
 // A denied call gives the model a denial
 // as the tool's result. An approval covers its digest and principal only,
-// and pending approvals expire (GateTTL). Stores: MemoryStore, FileStore
-// (one file per approval, atomic writes, flock across processes) and the
-// adapters/postgres module, behind the ApprovalStore interface.
+// and pending approvals expire (GateTTL). Stores: MemoryStore, the
+// FileStore of package runtime/filestore (one file per approval, atomic
+// writes, flock across processes) and the adapters/postgres module, behind
+// the ApprovalStore interface.
 //
 // Taint tracking. With a Run in the context (WithRun), every result a
 // server returns is recorded in the run's ledger with its Provenance

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func (instant) CallTool(context.Context, string, json.RawMessage) (*mcpruntime.R
 func BenchmarkApprovals(b *testing.B) {
 	stores := map[string]func(b *testing.B) mcpruntime.ApprovalStore{
 		"file": func(b *testing.B) mcpruntime.ApprovalStore {
-			s, err := mcpruntime.OpenFileStore(filepath.Join(b.TempDir(), "approvals"))
+			s, err := filestore.Open(filepath.Join(b.TempDir(), "approvals"))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func approvalStores(t *testing.T) map[string]func(t *testing.T) mcpruntime.Appro
 	return map[string]func(t *testing.T) mcpruntime.ApprovalStore{
 		"memory": func(*testing.T) mcpruntime.ApprovalStore { return mcpruntime.NewMemoryStore() },
 		"file": func(t *testing.T) mcpruntime.ApprovalStore {
-			s, err := mcpruntime.OpenFileStore(filepath.Join(t.TempDir(), "approvals"))
+			s, err := filestore.Open(filepath.Join(t.TempDir(), "approvals"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,8 +272,8 @@ func TestGateRestart(t *testing.T) {
 	closeConn(t, c)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "approvals")
-	open := func() (*mcpruntime.FileStore, *mcpruntime.Gate) {
-		s, err := mcpruntime.OpenFileStore(dir)
+	open := func() (*filestore.FileStore, *mcpruntime.Gate) {
+		s, err := filestore.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +429,7 @@ func guardMain(mode string) int {
 		}
 		return 0
 	}
-	store, err := mcpruntime.OpenFileStore(os.Getenv("GUARD_STORE"))
+	store, err := filestore.Open(os.Getenv("GUARD_STORE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

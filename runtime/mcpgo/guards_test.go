@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"log"
 	"log/slog"
 	"net/http"
@@ -284,7 +285,7 @@ func TestCanaryToken(t *testing.T) {
 			run := mcpruntime.NewRun("")
 			ctx := mcpruntime.WithRun(mcpruntime.WithPrincipal(context.Background(), "alice", canary), run)
 			dir := filepath.Join(t.TempDir(), "approvals")
-			store, err := mcpruntime.OpenFileStore(dir)
+			store, err := filestore.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -17,7 +18,7 @@ import (
 // waitCounter is the real FileStore, counting the resumers that wait
 // through it for a runner in another Gate.
 type waitCounter struct {
-	*mcpruntime.FileStore
+	*filestore.FileStore
 	waits *atomic.Int32
 	moved chan struct{} // signalled whenever a resumer enters Wait or returns
 }
@@ -55,7 +56,7 @@ func TestGateTwoGatesOneDirectoryWait(t *testing.T) {
 	held := heldCaller{Caller: c, started: make(chan struct{}), release: make(chan struct{})}
 	var gates [2]*mcpruntime.Gate
 	for i := range gates {
-		s, err := mcpruntime.OpenFileStore(dir)
+		s, err := filestore.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestGateProcessesWait(t *testing.T) {
 	c := mcpgo.StreamableHTTP(endpoint)
 	closeConn(t, c)
 	dir := filepath.Join(t.TempDir(), "approvals")
-	s, err := mcpruntime.OpenFileStore(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

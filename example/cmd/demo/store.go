@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"os"
 
 	"github.com/mcpgen/mcpgen/adapters/postgres"
@@ -23,7 +24,7 @@ func approvalStore(ctx context.Context) (mcpruntime.ApprovalStore, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := mcpruntime.OpenFileStore(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, nil, err

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package mcpruntime
+package filestore
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package mcpruntime
+package filestore
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ import (
 //     never leaves the store locked.
 //
 // It needs flock, so it is available on Linux, macOS and the BSDs (on others
-// OpenFileStore returns an error), and the directory must be on a local
+// Open returns an error), and the directory must be on a local
 // file system (flock is not reliable over NFS). Files are created 0600 in a
 // 0700 directory: arguments may be sensitive. Tokens are never stored.
 type FileStore struct {
@@ -37,8 +38,8 @@ type FileStore struct {
 	lock *os.File
 }
 
-// OpenFileStore opens (creating if needed) the store in dir.
-func OpenFileStore(dir string) (*FileStore, error) {
+// Open opens (creating if needed) the store in dir.
+func Open(dir string) (*FileStore, error) {
 	if dir == "" {
 		return nil, errors.New("approval store: empty directory name")
 	}
@@ -89,8 +90,8 @@ func (s *FileStore) locked(fn func() error) error {
 func (s *FileStore) path(id string) string { return filepath.Join(s.dir, id+".json") }
 
 // Create implements ApprovalStore.
-func (s *FileStore) Create(_ context.Context, a *Approval) error {
-	if err := checkID(a.ID); err != nil {
+func (s *FileStore) Create(_ context.Context, a *mcpruntime.Approval) error {
+	if err := mcpruntime.CheckApprovalID(a.ID); err != nil {
 		return err
 	}
 	return s.locked(func() error {
@@ -102,11 +103,11 @@ func (s *FileStore) Create(_ context.Context, a *Approval) error {
 }
 
 // Get implements ApprovalStore.
-func (s *FileStore) Get(_ context.Context, id string) (*Approval, error) {
-	if err := checkID(id); err != nil {
+func (s *FileStore) Get(_ context.Context, id string) (*mcpruntime.Approval, error) {
+	if err := mcpruntime.CheckApprovalID(id); err != nil {
 		return nil, err
 	}
-	var a *Approval
+	var a *mcpruntime.Approval
 	err := s.locked(func() error {
 		var err error
 		a, err = s.read(id)
@@ -116,7 +117,7 @@ func (s *FileStore) Get(_ context.Context, id string) (*Approval, error) {
 }
 
 // Update implements ApprovalStore.
-func (s *FileStore) Update(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error) {
+func (s *FileStore) Update(ctx context.Context, id string, fn func(*mcpruntime.Approval) error) (*mcpruntime.Approval, error) {
 	return s.update(id, nil, fn)
 }
 
@@ -124,7 +125,7 @@ func (s *FileStore) Update(ctx context.Context, id string, fn func(*Approval) er
 // approval's .run file from before its move to executing is written until
 // release, so a resumer in any process (or another FileStore over the same
 // directory) can tell a running call from one whose runner died.
-func (s *FileStore) Claim(_ context.Context, id string, fn func(*Approval) error) (*Approval, func(), error) {
+func (s *FileStore) Claim(_ context.Context, id string, fn func(*mcpruntime.Approval) error) (*mcpruntime.Approval, func(), error) {
 	var run *os.File
 	a, err := s.update(id, &run, fn)
 	if err != nil || run == nil {
@@ -141,16 +142,16 @@ func (s *FileStore) Claim(_ context.Context, id string, fn func(*Approval) error
 
 // Wait implements ApprovalWaiter by polling, with backoff, the approval
 // and its runner's lock.
-func (s *FileStore) Wait(ctx context.Context, id string) (*Approval, error) {
-	if err := checkID(id); err != nil {
+func (s *FileStore) Wait(ctx context.Context, id string) (*mcpruntime.Approval, error) {
+	if err := mcpruntime.CheckApprovalID(id); err != nil {
 		return nil, err
 	}
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		var a *Approval
+		var a *mcpruntime.Approval
 		running := false
 		err := s.locked(func() error {
 			var err error
-			if a, err = s.read(id); err != nil || a.State != StateExecuting {
+			if a, err = s.read(id); err != nil || a.State != mcpruntime.StateExecuting {
 				return err
 			}
 			f, err := os.Open(s.runPath(id))
@@ -182,11 +183,11 @@ func (s *FileStore) runPath(id string) string { return filepath.Join(s.dir, id+"
 
 // update is Update; with run non-nil, a move from approved to executing
 // also takes the runner's lock, returned in *run.
-func (s *FileStore) update(id string, run **os.File, fn func(*Approval) error) (*Approval, error) {
-	if err := checkID(id); err != nil {
+func (s *FileStore) update(id string, run **os.File, fn func(*mcpruntime.Approval) error) (*mcpruntime.Approval, error) {
+	if err := mcpruntime.CheckApprovalID(id); err != nil {
 		return nil, err
 	}
-	var out *Approval
+	var out *mcpruntime.Approval
 	err := s.locked(func() error {
 		a, err := s.read(id)
 		if err != nil {
@@ -201,7 +202,7 @@ func (s *FileStore) update(id string, run **os.File, fn func(*Approval) error) (
 			return err
 		}
 		a.ID = id
-		if run != nil && was == StateApproved && a.State == StateExecuting {
+		if run != nil && was == mcpruntime.StateApproved && a.State == mcpruntime.StateExecuting {
 			f, err := os.OpenFile(s.runPath(id), os.O_RDWR|os.O_CREATE, 0o600)
 			if err != nil {
 				return fmt.Errorf("approval store: %w", err)
@@ -236,8 +237,8 @@ func (s *FileStore) update(id string, run **os.File, fn func(*Approval) error) (
 // List implements ApprovalStore. An unreadable file fails the whole list,
 // naming the file: a store silently missing approvals would hide them from
 // the people who must decide.
-func (s *FileStore) List(context.Context) ([]*Approval, error) {
-	var out []*Approval
+func (s *FileStore) List(context.Context) ([]*mcpruntime.Approval, error) {
+	var out []*mcpruntime.Approval
 	err := s.locked(func() error {
 		ents, err := os.ReadDir(s.dir)
 		if err != nil {
@@ -245,7 +246,7 @@ func (s *FileStore) List(context.Context) ([]*Approval, error) {
 		}
 		for _, e := range ents {
 			id, ok := strings.CutSuffix(e.Name(), ".json")
-			if !ok || !e.Type().IsRegular() || !approvalIDPattern.MatchString(id) {
+			if !ok || !e.Type().IsRegular() || mcpruntime.CheckApprovalID(id) != nil {
 				continue // the lock file, temporary files, anything else
 			}
 			a, err := s.read(id)
@@ -259,20 +260,20 @@ func (s *FileStore) List(context.Context) ([]*Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	sortApprovals(out)
+	mcpruntime.SortApprovals(out)
 	return out, nil
 }
 
-func (s *FileStore) read(id string) (*Approval, error) {
+func (s *FileStore) read(id string) (*mcpruntime.Approval, error) {
 	p := s.path(id)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &ApprovalError{ID: id, Err: ErrApprovalNotFound}
+		return nil, &mcpruntime.ApprovalError{ID: id, Err: mcpruntime.ErrApprovalNotFound}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("approval store: %w", err)
 	}
-	var a Approval
+	var a mcpruntime.Approval
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
@@ -281,7 +282,7 @@ func (s *FileStore) read(id string) (*Approval, error) {
 	switch {
 	case a.ID != id:
 		return nil, fmt.Errorf("%s: /id: %q does not match the file name", p, a.ID)
-	case !a.State.valid():
+	case !a.State.Valid():
 		return nil, fmt.Errorf("%s: /state: unknown state %q", p, a.State)
 	}
 	return &a, nil
@@ -309,7 +310,7 @@ func positionOf(path string, data []byte, err error) string {
 }
 
 // write replaces the approval's file atomically and durably.
-func (s *FileStore) write(a *Approval) error {
+func (s *FileStore) write(a *mcpruntime.Approval) error {
 	// Compact, so raw arguments and results keep their bytes.
 	b, err := json.Marshal(a)
 	if err != nil {
