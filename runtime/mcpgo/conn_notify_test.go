@@ -48,7 +48,9 @@ func TestConnHearsToolListChanges(t *testing.T) {
 			s := server.NewMCPServer("changing", "1", server.WithToolCapabilities(true))
 			add := func(name string) {
 				s.AddTool(mcp.NewToolWithRawSchema(name, name, json.RawMessage(`{"type":"object"}`)),
-					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil })
+					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return mcp.NewToolResultText("ok"), nil
+					})
 			}
 			add("first")
 			heard := make(chan struct{}, 8)
