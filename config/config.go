@@ -61,6 +61,14 @@ type Server struct {
 	Gate     *Gate     // nil when not configured
 	// Resources configures the generated resource accessors.
 	Resources Resources
+	// ProtocolVersion pins the MCP protocol version mcpgen speaks to the
+	// server ("" negotiates the newest both sides speak).
+	ProtocolVersion string
+	// Capabilities are the client capabilities declared while capturing
+	// (sampling, elicitation, roots), so the manifest holds what a client
+	// with them is offered: servers may list some tools only to such
+	// clients.
+	Capabilities []string
 	// Pos is where the server's entry starts in the config file.
 	Pos Pos
 
@@ -187,7 +195,8 @@ func (s *Server) OutDir() string {
 
 // Options returns the capture options the config sets for this server.
 func (s *Server) Options() snapshot.Options {
-	return snapshot.Options{Include: s.Tools.Include, Exclude: s.Tools.Exclude}
+	return snapshot.Options{Include: s.Tools.Include, Exclude: s.Tools.Exclude, ProtocolVersion: s.ProtocolVersion,
+		Capabilities: s.Capabilities}
 }
 
 // Load reads and decodes the config file at file.
@@ -207,8 +216,9 @@ var (
 )
 
 var (
-	topKeys      = []string{"version", "servers"}
-	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources"}
+	topKeys    = []string{"version", "servers"}
+	serverKeys = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources",
+		"protocolVersion", "capabilities"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -370,6 +380,27 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	}
 	if f, ok := fs["resources"]; ok {
 		s.Resources = d.resources(f, p)
+	}
+	if f, ok := fs["protocolVersion"]; ok {
+		if v, ok := d.str(f.val, f.path); ok {
+			if !slices.Contains(snapshot.ProtocolVersions, v) {
+				d.errorf(f.val, f.path, "unknown protocol version %q (known: %s)", v, strings.Join(snapshot.ProtocolVersions, ", "))
+			}
+			s.ProtocolVersion = v
+		}
+	}
+	if f, ok := fs["capabilities"]; ok {
+		for i, c := range d.strList(f.val, f.path) {
+			if !slices.Contains(snapshot.Capabilities, c) {
+				d.errorf(f.val.Content[i], fmt.Sprintf("%s[%d]", f.path, i), "unknown client capability %q (known: %s)", c, strings.Join(snapshot.Capabilities, ", "))
+				continue
+			}
+			if slices.Contains(s.Capabilities, c) {
+				d.errorf(f.val.Content[i], fmt.Sprintf("%s[%d]", f.path, i), "capability %q listed twice", c)
+				continue
+			}
+			s.Capabilities = append(s.Capabilities, c)
+		}
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"slices"
 	"strings"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -38,13 +39,43 @@ var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // returns. Errors are *Error values naming the server, with every secret in
 // src redacted.
 func Capture(ctx context.Context, src Source, opts Options) (*manifest.Manifest, error) {
+	s := Open(src, opts)
+	defer s.Close()
+	return s.Capture(ctx)
+}
+
+// Session is one connection to a server that can capture it and then go
+// on being used (mcpgen call lists a tool's schema and calls it on one
+// connection, as a server that counts its clients' connections expects).
+type Session struct{ c *capture }
+
+// Open prepares a session to src; nothing connects before Capture or the
+// first use of Conn. extra options are added to the connection's.
+func Open(src Source, opts Options, extra ...mcpgo.Option) *Session {
 	c := &capture{src: src, opts: opts, red: newRedactor(&src)}
-	m, err := c.run(ctx)
+	c.tap = &tap{last: map[string]json.RawMessage{}}
+	c.conn = Dial(c.src, append(append(ConnOptions(c.opts), mcpgo.WithClientInfo(clientInfo.Name, clientInfo.Version),
+		mcpgo.WithRawObserver(c.tap.record),
+		// The capture's own deadline bounds the handshake.
+		mcpgo.WithConnectTimeout(0)), extra...)...)
+	return &Session{c: c}
+}
+
+// Capture reads everything the server offers into a manifest, as the
+// package-level Capture does.
+func (s *Session) Capture(ctx context.Context) (*manifest.Manifest, error) {
+	m, err := s.c.run(ctx)
 	if err != nil {
-		return nil, c.wrap(err)
+		return nil, s.c.wrap(err)
 	}
 	return m, nil
 }
+
+// Conn is the session's connection.
+func (s *Session) Conn() *mcpgo.Conn { return s.c.conn }
+
+// Close ends the connection (and a stdio server's process).
+func (s *Session) Close() error { return s.c.conn.Close() }
 
 type capture struct {
 	src  Source
@@ -110,6 +141,14 @@ func (c *capture) check() error {
 	default:
 		return fmt.Errorf("%w: unknown transport %q", ErrInvalidSource, s.Transport)
 	}
+	if v := c.opts.ProtocolVersion; v != "" && !slices.Contains(ProtocolVersions, v) {
+		return fmt.Errorf("%w: unknown protocol version %q", ErrInvalidSource, v)
+	}
+	for _, k := range c.opts.Capabilities {
+		if !slices.Contains(Capabilities, k) {
+			return fmt.Errorf("%w: unknown client capability %q", ErrInvalidSource, k)
+		}
+	}
 	for _, p := range append(append([]string(nil), c.opts.Include...), c.opts.Exclude...) {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("%w: bad tool pattern %q: %v", ErrInvalidSource, p, err)
@@ -132,16 +171,10 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 	defer cancel()
 	c.ctx = ctx
 
-	c.tap = &tap{last: map[string]json.RawMessage{}}
-	c.conn = Dial(c.src, mcpgo.WithClientInfo(clientInfo.Name, clientInfo.Version), mcpgo.WithRawObserver(c.tap.record),
-		// The capture's own deadline bounds the handshake.
-		mcpgo.WithConnectTimeout(0))
-	defer c.conn.Close()
 	cl, err := c.conn.Client(ctx)
 	if err != nil {
 		return nil, c.fail("connect", err)
 	}
-	_ = cl
 	init := c.conn.InitializeResult()
 	m := &manifest.Manifest{Format: manifest.FormatVersion, ID: c.src.ID, ProtocolVersion: cl.ProtocolVersion()}
 	if m.ProtocolVersion == "" {
@@ -214,6 +247,29 @@ func (c *capture) run(parent context.Context) (*manifest.Manifest, error) {
 
 func page(cur mcp.Cursor) mcp.PaginatedRequest {
 	return mcp.PaginatedRequest{Params: mcp.PaginatedParams{Cursor: cur}}
+}
+
+// ConnOptions are the session-layer options o implies: the protocol pin,
+// and the declared capabilities with handlers that do nothing on anyone's
+// behalf (forms declined, sampling refused, no roots).
+func ConnOptions(o Options) []mcpgo.Option {
+	var out []mcpgo.Option
+	if o.ProtocolVersion != "" {
+		out = append(out, mcpgo.WithProtocolVersion(o.ProtocolVersion))
+	}
+	for _, c := range o.Capabilities {
+		switch c {
+		case "elicitation":
+			out = append(out, mcpgo.WithElicitation(mcpgo.ElicitDeclineAll, true))
+		case "sampling":
+			out = append(out, mcpgo.WithSampling(func(context.Context, mcpgo.SamplingRequest) (mcpgo.SamplingResponse, error) {
+				return mcpgo.SamplingResponse{}, errors.New("mcpgen does not sample on a model's behalf while capturing")
+			}))
+		case "roots":
+			out = append(out, mcpgo.WithRoots())
+		}
+	}
+	return out
 }
 
 // Dial returns a session-layer connection to src (not yet connected),

@@ -49,7 +49,21 @@ type Options struct {
 	// Include and Exclude filter tools by wire name (path.Match globs);
 	// an empty Include keeps all.
 	Include, Exclude []string
+	// ProtocolVersion pins the protocol version ("" negotiates).
+	ProtocolVersion string
+	// Capabilities are client capabilities to declare while capturing
+	// (names from Capabilities): servers may offer some tools only to
+	// clients that can sample, elicit or list roots. Requests the server
+	// makes under them are declined (elicitation), refused (sampling) or
+	// answered with no roots.
+	Capabilities []string
 }
+
+// Capabilities are the client capabilities a capture can declare.
+var Capabilities = []string{"sampling", "elicitation", "roots"}
+
+// ProtocolVersions are the protocol versions mcpgen speaks, newest first.
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // DefaultTimeout is used when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgen/mcpgen/config"
 	"github.com/mcpgen/mcpgen/manifest"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 	"github.com/mcpgen/mcpgen/snapshot"
 )
 
@@ -32,16 +33,18 @@ func init() {
 }
 
 type callOpts struct {
+	proto            *protoFlags
 	config           string
 	stdio, http, sse string
 	headers, envs    []string
 	timeout          time.Duration
 	noValidate       bool
+	elicitDefaults   bool
 	fs               *pflag.FlagSet
 }
 
 func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
-	o := &callOpts{fs: fs}
+	o := &callOpts{fs: fs, proto: addProtoFlags(fs)}
 	fs.StringVar(&o.config, "config", config.DefaultFile, "config file (for SERVER)")
 	fs.StringVar(&o.stdio, "stdio", "", "ad hoc: run this command line and speak stdio")
 	fs.StringVar(&o.http, "http", "", "ad hoc: streamable HTTP endpoint URL")
@@ -50,9 +53,13 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 	fs.StringArrayVar(&o.envs, "env", nil, "ad hoc: environment variable K=V for --stdio (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on the whole call")
 	fs.BoolVar(&o.noValidate, "no-validate", false, "send the arguments without checking them against the tool's input schema")
+	fs.BoolVar(&o.elicitDefaults, "elicit-defaults", false, "answer the server's questions (elicitation) with their schema's defaults instead of asking")
 	return func(ctx context.Context, e *env) error {
 		if o.timeout <= 0 {
 			return usagef("--timeout must be positive")
+		}
+		if err := o.proto.check(); err != nil {
+			return err
 		}
 		adhoc := o.stdio != "" || o.http != "" || o.sse != ""
 		args := e.args
@@ -105,12 +112,25 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		// redacted from it.
 		red := strings.NewReplacer(secretPairs(src.Secrets)...)
 
+		opts := o.proto.apply(s.Options())
+		opts.Timeout = o.timeout
+		opts.AllowEmpty = true
+		// One connection lists the tool (when no manifest has it) and calls
+		// it: servers that count or key state by connection see one client.
+		var extra []mcpgo.Option
+		switch {
+		case o.elicitDefaults:
+			extra = append(extra, mcpgo.WithElicitation(mcpgo.ElicitDefaults, false))
+		case isTerminal(os.Stdin) && len(args) > 1:
+			// A person is there to answer (the arguments did not come on
+			// stdin).
+			extra = append(extra, mcpgo.WithElicitation(terminalElicitation(os.Stdin, e.stderr), true))
+		}
+		sess := snapshot.Open(src, opts, extra...)
+		defer sess.Close()
 		if !o.noValidate {
 			if schemaFrom == nil || !hasTool(schemaFrom, tool) {
-				opts := s.Options()
-				opts.Timeout = o.timeout
-				opts.AllowEmpty = true
-				live, err := snapshot.Capture(ctx, src, opts)
+				live, err := sess.Capture(ctx)
 				if err != nil {
 					return redactedErr(red, err)
 				}
@@ -121,9 +141,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			}
 		}
 
-		conn := snapshot.Dial(src)
-		defer conn.Close()
-		res, err := conn.CallTool(ctx, tool, rawArgs)
+		res, err := sess.Conn().CallTool(ctx, tool, rawArgs)
 		if err != nil {
 			return errors.New(red.Replace(err.Error()))
 		}

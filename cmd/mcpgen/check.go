@@ -29,6 +29,7 @@ func init() {
 }
 
 type checkOpts struct {
+	proto   *protoFlags
 	config  string
 	servers []string
 	timeout time.Duration
@@ -49,7 +50,7 @@ type serverDrift struct {
 }
 
 func checkFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
-	o := &checkOpts{fs: fs}
+	o := &checkOpts{fs: fs, proto: addProtoFlags(fs)}
 	fs.StringVar(&o.config, "config", config.DefaultFile, "config file")
 	fs.StringArrayVar(&o.servers, "server", nil, "check only this server id (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", snapshot.DefaultTimeout, "bound on each server's whole capture")
@@ -57,6 +58,9 @@ func checkFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON on stdout")
 	fs.BoolVar(&o.update, "update", false, "accept the drift: rewrite the manifests of drifted servers (then run mcpgen generate)")
 	return func(ctx context.Context, e *env) error {
+		if err := o.proto.check(); err != nil {
+			return err
+		}
 		if len(e.args) > 0 {
 			return usagef("unexpected arguments: %s", strings.Join(e.args, " "))
 		}
@@ -141,7 +145,7 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Error = err.Error()
 		return r
 	}
-	opts := s.Options()
+	opts := o.proto.apply(s.Options())
 	opts.Timeout = o.timeout
 	opts.AllowEmpty = true // an emptied server is drift (every tool removed), not an error
 	live, err := snapshot.Capture(ctx, src, opts)

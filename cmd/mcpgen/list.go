@@ -31,6 +31,7 @@ func init() {
 }
 
 type listOpts struct {
+	proto            *protoFlags
 	config           string
 	manifest         string
 	live             bool
@@ -47,7 +48,7 @@ type listing struct {
 }
 
 func listFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
-	o := &listOpts{fs: fs}
+	o := &listOpts{fs: fs, proto: addProtoFlags(fs)}
 	fs.StringVar(&o.config, "config", config.DefaultFile, "config file")
 	fs.StringVar(&o.manifest, "manifest", "", "list one manifest (or tools/list result, or tool) instead of the config's")
 	fs.BoolVar(&o.live, "live", false, "ask the config's servers instead of reading their manifests")
@@ -58,6 +59,9 @@ func listFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 	fs.StringArrayVar(&o.envs, "env", nil, "ad hoc: environment variable K=V for --stdio (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", snapshot.DefaultTimeout, "with --live or ad hoc: bound on each server's capture")
 	return func(ctx context.Context, e *env) error {
+		if err := o.proto.check(); err != nil {
+			return err
+		}
 		// The servers that could be listed are, even when others failed.
 		ls, err := o.listings(ctx, e.args)
 		writeListings(e.stdout, ls)
@@ -150,7 +154,7 @@ func (o *listOpts) capture(ctx context.Context, s *config.Server) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	opts := s.Options()
+	opts := o.proto.apply(s.Options())
 	opts.Timeout = o.timeout
 	opts.AllowEmpty = true
 	m, err := snapshot.Capture(ctx, src, opts)

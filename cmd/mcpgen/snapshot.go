@@ -37,11 +37,12 @@ type snapshotOpts struct {
 	headers, envs    []string
 	id, output       string
 
-	fs *pflag.FlagSet // to ask which flags were given
+	fs    *pflag.FlagSet // to ask which flags were given
+	proto *protoFlags
 }
 
 func snapshotFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
-	o := &snapshotOpts{fs: fs}
+	o := &snapshotOpts{fs: fs, proto: addProtoFlags(fs)}
 	fs.StringVar(&o.config, "config", config.DefaultFile, "config file")
 	fs.StringArrayVar(&o.servers, "server", nil, "snapshot only this server id (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", snapshot.DefaultTimeout, "bound on each server's whole capture")
@@ -60,6 +61,9 @@ func snapshotFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		}
 		if o.timeout <= 0 {
 			return usagef("--timeout must be positive")
+		}
+		if err := o.proto.check(); err != nil {
+			return err
 		}
 		var adhoc []string
 		for name, v := range map[string]string{"--stdio": o.stdio, "--http": o.http, "--sse": o.sse} {
@@ -84,7 +88,7 @@ func snapshotFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 }
 
 func (o *snapshotOpts) options(s *config.Server) snapshot.Options {
-	opts := s.Options()
+	opts := o.proto.apply(s.Options())
 	opts.Timeout = o.timeout
 	opts.AllowEmpty = o.allowEmpty
 	return opts
