@@ -7,6 +7,14 @@ MCPGEN  := $(BIN)/mcpgen
 
 .PHONY: all build test generate demo bench check fmt vet
 
+# The npm packages the integration tests use (reference servers, the
+# conformance suite, Node 22), installed again whenever their pins change,
+# so the test command needs no step before it.
+NPM_STAMP := tools/npm/node_modules/.installed
+$(NPM_STAMP): tools/npm/package.json tools/npm/package-lock.json
+	npm ci --prefix tools/npm --no-audit --no-fund
+	touch $@
+
 all: build
 
 build:
@@ -17,7 +25,7 @@ build:
 # the root's ./... does not reach them). Every package runs raced, not a
 # list of the concurrent ones, so a package that starts goroutines cannot
 # be left out; the servers the tests build are built with -race as well.
-test:
+test: $(NPM_STAMP)
 	$(GO) test -race ./... && (cd adapters/postgres && $(GO) test -race ./...) && (cd example && $(GO) test -race ./...)
 
 # Regenerates the example's bindings from its committed manifests (no
