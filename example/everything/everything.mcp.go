@@ -24,6 +24,7 @@ const (
 	ToolGetEnv                      ToolName = "get-env"
 	ToolGetResourceLinks            ToolName = "get-resource-links"
 	ToolGetResourceReference        ToolName = "get-resource-reference"
+	ToolGetRootsList                ToolName = "get-roots-list"
 	ToolGetStructuredContent        ToolName = "get-structured-content"
 	ToolGetSum                      ToolName = "get-sum"
 	ToolGetTinyImage                ToolName = "get-tiny-image"
@@ -31,7 +32,10 @@ const (
 	ToolSimulateResearchQuery       ToolName = "simulate-research-query"
 	ToolToggleSimulatedLogging      ToolName = "toggle-simulated-logging"
 	ToolToggleSubscriberUpdates     ToolName = "toggle-subscriber-updates"
+	ToolTriggerElicitationRequest   ToolName = "trigger-elicitation-request"
 	ToolTriggerLongRunningOperation ToolName = "trigger-long-running-operation"
+	ToolTriggerSamplingRequest      ToolName = "trigger-sampling-request"
+	ToolTriggerURLElicitation       ToolName = "trigger-url-elicitation"
 )
 
 // Descriptors returns the descriptors of the everything server's tools, sorted
@@ -43,6 +47,7 @@ func Descriptors() []*mcpruntime.Descriptor {
 		&GetEnvDescriptor,
 		&GetResourceLinksDescriptor,
 		&GetResourceReferenceDescriptor,
+		&GetRootsListDescriptor,
 		&GetStructuredContentDescriptor,
 		&GetSumDescriptor,
 		&GetTinyImageDescriptor,
@@ -50,7 +55,10 @@ func Descriptors() []*mcpruntime.Descriptor {
 		&SimulateResearchQueryDescriptor,
 		&ToggleSimulatedLoggingDescriptor,
 		&ToggleSubscriberUpdatesDescriptor,
+		&TriggerElicitationRequestDescriptor,
 		&TriggerLongRunningOperationDescriptor,
+		&TriggerSamplingRequestDescriptor,
+		&TriggerURLElicitationDescriptor,
 	}
 }
 
@@ -64,6 +72,7 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 		NewGetEnv(c, opts...),
 		NewGetResourceLinks(c, opts...),
 		NewGetResourceReference(c, opts...),
+		NewGetRootsList(c, opts...),
 		NewGetStructuredContent(c, opts...),
 		NewGetSum(c, opts...),
 		NewGetTinyImage(c, opts...),
@@ -71,7 +80,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 		NewSimulateResearchQuery(c, opts...),
 		NewToggleSimulatedLogging(c, opts...),
 		NewToggleSubscriberUpdates(c, opts...),
+		NewTriggerElicitationRequest(c, opts...),
 		NewTriggerLongRunningOperation(c, opts...),
+		NewTriggerSamplingRequest(c, opts...),
+		NewTriggerURLElicitation(c, opts...),
 	}
 }
 
@@ -85,6 +97,7 @@ type Client struct {
 	toolGetEnv                      *mcpruntime.Tool[GetEnvInput, mcpruntime.NoOutput]
 	toolGetResourceLinks            *mcpruntime.Tool[GetResourceLinksInput, mcpruntime.NoOutput]
 	toolGetResourceReference        *mcpruntime.Tool[GetResourceReferenceInput, mcpruntime.NoOutput]
+	toolGetRootsList                *mcpruntime.Tool[GetRootsListInput, mcpruntime.NoOutput]
 	toolGetStructuredContent        *mcpruntime.Tool[GetStructuredContentInput, GetStructuredContentOutput]
 	toolGetSum                      *mcpruntime.Tool[GetSumInput, mcpruntime.NoOutput]
 	toolGetTinyImage                *mcpruntime.Tool[GetTinyImageInput, mcpruntime.NoOutput]
@@ -92,7 +105,10 @@ type Client struct {
 	toolSimulateResearchQuery       *mcpruntime.Tool[SimulateResearchQueryInput, mcpruntime.NoOutput]
 	toolToggleSimulatedLogging      *mcpruntime.Tool[ToggleSimulatedLoggingInput, mcpruntime.NoOutput]
 	toolToggleSubscriberUpdates     *mcpruntime.Tool[ToggleSubscriberUpdatesInput, mcpruntime.NoOutput]
+	toolTriggerElicitationRequest   *mcpruntime.Tool[TriggerElicitationRequestInput, mcpruntime.NoOutput]
 	toolTriggerLongRunningOperation *mcpruntime.Tool[TriggerLongRunningOperationInput, mcpruntime.NoOutput]
+	toolTriggerSamplingRequest      *mcpruntime.Tool[TriggerSamplingRequestInput, mcpruntime.NoOutput]
+	toolTriggerURLElicitation       *mcpruntime.Tool[TriggerURLElicitationInput, mcpruntime.NoOutput]
 }
 
 // NewClient returns a Client over c; opts apply to every tool (per-call
@@ -105,6 +121,7 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 		toolGetEnv:                      NewGetEnv(c, opts...),
 		toolGetResourceLinks:            NewGetResourceLinks(c, opts...),
 		toolGetResourceReference:        NewGetResourceReference(c, opts...),
+		toolGetRootsList:                NewGetRootsList(c, opts...),
 		toolGetStructuredContent:        NewGetStructuredContent(c, opts...),
 		toolGetSum:                      NewGetSum(c, opts...),
 		toolGetTinyImage:                NewGetTinyImage(c, opts...),
@@ -112,7 +129,10 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 		toolSimulateResearchQuery:       NewSimulateResearchQuery(c, opts...),
 		toolToggleSimulatedLogging:      NewToggleSimulatedLogging(c, opts...),
 		toolToggleSubscriberUpdates:     NewToggleSubscriberUpdates(c, opts...),
+		toolTriggerElicitationRequest:   NewTriggerElicitationRequest(c, opts...),
 		toolTriggerLongRunningOperation: NewTriggerLongRunningOperation(c, opts...),
+		toolTriggerSamplingRequest:      NewTriggerSamplingRequest(c, opts...),
+		toolTriggerURLElicitation:       NewTriggerURLElicitation(c, opts...),
 	}
 }
 
@@ -121,7 +141,7 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 // offers instead. It returns nil without asking when the Caller cannot list
 // tools (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
-	return mcpruntime.CheckTools(ctx, c.caller, "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-long-running-operation")
+	return mcpruntime.CheckTools(ctx, c.caller, "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-roots-list", "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-elicitation-request", "trigger-long-running-operation", "trigger-sampling-request", "trigger-url-elicitation")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
@@ -151,6 +171,8 @@ func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
 		return c.toolGetResourceLinks
 	case ToolGetResourceReference:
 		return c.toolGetResourceReference
+	case ToolGetRootsList:
+		return c.toolGetRootsList
 	case ToolGetStructuredContent:
 		return c.toolGetStructuredContent
 	case ToolGetSum:
@@ -165,8 +187,14 @@ func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
 		return c.toolToggleSimulatedLogging
 	case ToolToggleSubscriberUpdates:
 		return c.toolToggleSubscriberUpdates
+	case ToolTriggerElicitationRequest:
+		return c.toolTriggerElicitationRequest
 	case ToolTriggerLongRunningOperation:
 		return c.toolTriggerLongRunningOperation
+	case ToolTriggerSamplingRequest:
+		return c.toolTriggerSamplingRequest
+	case ToolTriggerURLElicitation:
+		return c.toolTriggerURLElicitation
 	}
 	return nil
 }
@@ -294,6 +322,31 @@ var GetResourceReferenceDescriptor = mcpruntime.Descriptor{
 // arguments and returns text for it. It never touches the network.
 func NewGetResourceReference(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetResourceReferenceInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetResourceReferenceInput, mcpruntime.NoOutput](&GetResourceReferenceDescriptor, c, opts...)
+}
+
+// GetRootsListDescriptor describes the "get-roots-list" tool as snapshotted in
+// mcp/everything.json.
+var GetRootsListDescriptor = mcpruntime.Descriptor{
+	Name:        "get-roots-list",
+	GoName:      "GetRootsList",
+	Title:       "Get Roots List Tool",
+	Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
+	Annotations: mcpruntime.Annotations{
+		ReadOnly:    true,
+		Destructive: false,
+		Idempotent:  true,
+		OpenWorld:   false,
+	},
+	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
+	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+}
+
+// NewGetRootsList returns the "get-roots-list" tool over c. Call takes
+// GetRootsListInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and
+// returns text for it. It never touches the network.
+func NewGetRootsList(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetRootsListInput, mcpruntime.NoOutput] {
+	return mcpruntime.NewTool[GetRootsListInput, mcpruntime.NoOutput](&GetRootsListDescriptor, c, opts...)
 }
 
 // GetStructuredContentDescriptor describes the "get-structured-content" tool
@@ -473,6 +526,32 @@ func NewToggleSubscriberUpdates(c mcpruntime.Caller, opts ...mcpruntime.Option) 
 	return mcpruntime.NewTool[ToggleSubscriberUpdatesInput, mcpruntime.NoOutput](&ToggleSubscriberUpdatesDescriptor, c, opts...)
 }
 
+// TriggerElicitationRequestDescriptor describes the
+// "trigger-elicitation-request" tool as snapshotted in mcp/everything.json.
+var TriggerElicitationRequestDescriptor = mcpruntime.Descriptor{
+	Name:        "trigger-elicitation-request",
+	GoName:      "TriggerElicitationRequest",
+	Title:       "Trigger Elicitation Request Tool",
+	Description: "Trigger a Request from the Server for User Elicitation",
+	Annotations: mcpruntime.Annotations{
+		ReadOnly:    false,
+		Destructive: false,
+		Idempotent:  false,
+		OpenWorld:   false,
+	},
+	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
+	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+}
+
+// NewTriggerElicitationRequest returns the "trigger-elicitation-request" tool
+// over c. Call takes TriggerElicitationRequestInput and returns everything the
+// server sent (the tool declares no output schema); Invoke takes a language
+// model's JSON arguments and returns text for it. It never touches the
+// network.
+func NewTriggerElicitationRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerElicitationRequestInput, mcpruntime.NoOutput] {
+	return mcpruntime.NewTool[TriggerElicitationRequestInput, mcpruntime.NoOutput](&TriggerElicitationRequestDescriptor, c, opts...)
+}
+
 // TriggerLongRunningOperationDescriptor describes the
 // "trigger-long-running-operation" tool as snapshotted in mcp/everything.json.
 var TriggerLongRunningOperationDescriptor = mcpruntime.Descriptor{
@@ -497,6 +576,56 @@ var TriggerLongRunningOperationDescriptor = mcpruntime.Descriptor{
 // touches the network.
 func NewTriggerLongRunningOperation(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerLongRunningOperationInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[TriggerLongRunningOperationInput, mcpruntime.NoOutput](&TriggerLongRunningOperationDescriptor, c, opts...)
+}
+
+// TriggerSamplingRequestDescriptor describes the "trigger-sampling-request"
+// tool as snapshotted in mcp/everything.json.
+var TriggerSamplingRequestDescriptor = mcpruntime.Descriptor{
+	Name:        "trigger-sampling-request",
+	GoName:      "TriggerSamplingRequest",
+	Title:       "Trigger Sampling Request Tool",
+	Description: "Trigger a Request from the Server for LLM Sampling",
+	Annotations: mcpruntime.Annotations{
+		ReadOnly:    false,
+		Destructive: false,
+		Idempotent:  false,
+		OpenWorld:   true,
+	},
+	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"},"maxTokens":{"default":100,"description":"Maximum number of tokens to generate","type":"number"}},"required":["prompt"]}`),
+	SchemaHash:  "sha256:7203f52a8a378554e40a7a9db7210953d8b4c3ca70337604e10f4e1fb0139bb5",
+}
+
+// NewTriggerSamplingRequest returns the "trigger-sampling-request" tool over
+// c. Call takes TriggerSamplingRequestInput and returns everything the server
+// sent (the tool declares no output schema); Invoke takes a language model's
+// JSON arguments and returns text for it. It never touches the network.
+func NewTriggerSamplingRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerSamplingRequestInput, mcpruntime.NoOutput] {
+	return mcpruntime.NewTool[TriggerSamplingRequestInput, mcpruntime.NoOutput](&TriggerSamplingRequestDescriptor, c, opts...)
+}
+
+// TriggerURLElicitationDescriptor describes the "trigger-url-elicitation" tool
+// as snapshotted in mcp/everything.json.
+var TriggerURLElicitationDescriptor = mcpruntime.Descriptor{
+	Name:        "trigger-url-elicitation",
+	GoName:      "TriggerURLElicitation",
+	Title:       "Trigger URL Elicitation Tool",
+	Description: "Trigger a URL elicitation so the client can direct the user to a browser flow. Supports two mechanisms: the request path (elicitation/create, default) which awaits the user's response, and the error path (UrlElicitationRequiredError, -32042) which signals the client to handle URL elicitation via the error response. Set errorPath=true to use the error path.",
+	Annotations: mcpruntime.Annotations{
+		ReadOnly:    false,
+		Destructive: false,
+		Idempotent:  false,
+		OpenWorld:   true,
+	},
+	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"url":{"type":"string","format":"uri","description":"The URL the user should open"},"message":{"default":"Please open the link to complete this action.","description":"Message shown to the user before opening the URL","type":"string"},"elicitationId":{"description":"Optional explicit elicitation ID. Defaults to a random UUID.","type":"string"},"errorPath":{"default":false,"description":"Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.","type":"boolean"}},"required":["url"]}`),
+	SchemaHash:  "sha256:ec3386bb7fd5cf8b9388fbbdca2b658207dace41142067a3f3078db386f1c9e2",
+}
+
+// NewTriggerURLElicitation returns the "trigger-url-elicitation" tool over c.
+// Call takes TriggerURLElicitationInput and returns everything the server sent
+// (the tool declares no output schema); Invoke takes a language model's JSON
+// arguments and returns text for it. It never touches the network.
+func NewTriggerURLElicitation(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerURLElicitationInput, mcpruntime.NoOutput] {
+	return mcpruntime.NewTool[TriggerURLElicitationInput, mcpruntime.NoOutput](&TriggerURLElicitationDescriptor, c, opts...)
 }
 
 // Echo calls the "echo" tool (see NewEcho).
@@ -525,6 +654,11 @@ func (c *Client) GetResourceLinks(ctx context.Context, in GetResourceLinksInput)
 // NewGetResourceReference).
 func (c *Client) GetResourceReference(ctx context.Context, in GetResourceReferenceInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetResourceReference.Call(ctx, in)
+}
+
+// GetRootsList calls the "get-roots-list" tool (see NewGetRootsList).
+func (c *Client) GetRootsList(ctx context.Context, in GetRootsListInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetRootsList.Call(ctx, in)
 }
 
 // GetStructuredContent calls the "get-structured-content" tool (see
@@ -567,10 +701,28 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context, in ToggleSubscribe
 	return c.toolToggleSubscriberUpdates.Call(ctx, in)
 }
 
+// TriggerElicitationRequest calls the "trigger-elicitation-request" tool (see
+// NewTriggerElicitationRequest).
+func (c *Client) TriggerElicitationRequest(ctx context.Context, in TriggerElicitationRequestInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerElicitationRequest.Call(ctx, in)
+}
+
 // TriggerLongRunningOperation calls the "trigger-long-running-operation" tool
 // (see NewTriggerLongRunningOperation).
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, in TriggerLongRunningOperationInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolTriggerLongRunningOperation.Call(ctx, in)
+}
+
+// TriggerSamplingRequest calls the "trigger-sampling-request" tool (see
+// NewTriggerSamplingRequest).
+func (c *Client) TriggerSamplingRequest(ctx context.Context, in TriggerSamplingRequestInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerSamplingRequest.Call(ctx, in)
+}
+
+// TriggerURLElicitation calls the "trigger-url-elicitation" tool (see
+// NewTriggerURLElicitation).
+func (c *Client) TriggerURLElicitation(ctx context.Context, in TriggerURLElicitationInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerURLElicitation.Call(ctx, in)
 }
 
 // EchoInput is the input (arguments) of the "echo" tool.
@@ -977,6 +1129,63 @@ func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpimpl.
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"Text\", \"Blob\"")
 	}
+}
+
+// GetRootsListInput is the input (arguments) of the "get-roots-list" tool.
+//
+// The tool's description:
+//
+//	Get Roots List Tool
+//
+//	Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
+type GetRootsListInput struct {
+	// AdditionalProperties keeps the members the schema does not declare,
+	// so that nothing is lost in a round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v GetRootsListInput) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError.
+func (v *GetRootsListInput) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = GetRootsListInput{}
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
+	return vs.Err("")
+}
+
+func (v *GetRootsListInput) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// Validate reports every violation of the get-roots-list input schema's constraints as a
+// *mcpruntime.ValidationError, or returns nil.
+func (v *GetRootsListInput) Validate() error {
+	var vs mcpimpl.Violations
+	v.validate("", &vs)
+	return vs.Err("get-roots-list input")
+}
+
+// DecodeGetRootsListInput decodes the get-roots-list input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the
+// error is a *mcpruntime.ValidationError listing every one found.
+func DecodeGetRootsListInput(data []byte) (GetRootsListInput, error) {
+	var v GetRootsListInput
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[GetRootsListInput](data, &v, "", &vs)
+	if vs.Len() == 0 {
+		v.validate("", &vs)
+	}
+	return v, vs.Err("get-roots-list input")
 }
 
 // GetStructuredContentInput is the input (arguments) of the "get-structured-content" tool.
@@ -1580,6 +1789,63 @@ func DecodeToggleSubscriberUpdatesInput(data []byte) (ToggleSubscriberUpdatesInp
 	return v, vs.Err("toggle-subscriber-updates input")
 }
 
+// TriggerElicitationRequestInput is the input (arguments) of the "trigger-elicitation-request" tool.
+//
+// The tool's description:
+//
+//	Trigger Elicitation Request Tool
+//
+//	Trigger a Request from the Server for User Elicitation
+type TriggerElicitationRequestInput struct {
+	// AdditionalProperties keeps the members the schema does not declare,
+	// so that nothing is lost in a round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v TriggerElicitationRequestInput) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError.
+func (v *TriggerElicitationRequestInput) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = TriggerElicitationRequestInput{}
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
+	return vs.Err("")
+}
+
+func (v *TriggerElicitationRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// Validate reports every violation of the trigger-elicitation-request input schema's constraints as a
+// *mcpruntime.ValidationError, or returns nil.
+func (v *TriggerElicitationRequestInput) Validate() error {
+	var vs mcpimpl.Violations
+	v.validate("", &vs)
+	return vs.Err("trigger-elicitation-request input")
+}
+
+// DecodeTriggerElicitationRequestInput decodes the trigger-elicitation-request input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the
+// error is a *mcpruntime.ValidationError listing every one found.
+func DecodeTriggerElicitationRequestInput(data []byte) (TriggerElicitationRequestInput, error) {
+	var v TriggerElicitationRequestInput
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[TriggerElicitationRequestInput](data, &v, "", &vs)
+	if vs.Len() == 0 {
+		v.validate("", &vs)
+	}
+	return v, vs.Err("trigger-elicitation-request input")
+}
+
 // TriggerLongRunningOperationInput is the input (arguments) of the "trigger-long-running-operation" tool.
 //
 // The tool's description:
@@ -1655,6 +1921,176 @@ func DecodeTriggerLongRunningOperationInput(data []byte) (TriggerLongRunningOper
 		v.validate("", &vs)
 	}
 	return v, vs.Err("trigger-long-running-operation input")
+}
+
+// TriggerSamplingRequestInput is the input (arguments) of the "trigger-sampling-request" tool.
+//
+// The tool's description:
+//
+//	Trigger Sampling Request Tool
+//
+//	Trigger a Request from the Server for LLM Sampling
+type TriggerSamplingRequestInput struct {
+	// The prompt to send to the LLM
+	Prompt string `json:"prompt"`
+
+	// Maximum number of tokens to generate
+	// Default: 100 (applied by the server, not by this type).
+	MaxTokens *float64 `json:"maxTokens,omitempty"`
+
+	// AdditionalProperties keeps the members the schema does not declare,
+	// so that nothing is lost in a round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v TriggerSamplingRequestInput) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	enc.Member("prompt", v.Prompt)
+	if v.MaxTokens != nil {
+		enc.Member("maxTokens", v.MaxTokens)
+	}
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "prompt", "maxTokens")
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError.
+func (v *TriggerSamplingRequestInput) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = TriggerSamplingRequestInput{}
+	m.Required("", &vs, "prompt")
+	if raw, ok := m.Get("prompt"); ok {
+		mcpimpl.DecodeString[string](raw, &v.Prompt, "/prompt", &vs)
+	}
+	if raw, ok := m.Get("maxTokens"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.MaxTokens, "/maxTokens", &vs)
+	}
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "prompt", "maxTokens")
+	return vs.Err("")
+}
+
+func (v *TriggerSamplingRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// Validate reports every violation of the trigger-sampling-request input schema's constraints as a
+// *mcpruntime.ValidationError, or returns nil.
+func (v *TriggerSamplingRequestInput) Validate() error {
+	var vs mcpimpl.Violations
+	v.validate("", &vs)
+	return vs.Err("trigger-sampling-request input")
+}
+
+// DecodeTriggerSamplingRequestInput decodes the trigger-sampling-request input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the
+// error is a *mcpruntime.ValidationError listing every one found.
+func DecodeTriggerSamplingRequestInput(data []byte) (TriggerSamplingRequestInput, error) {
+	var v TriggerSamplingRequestInput
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[TriggerSamplingRequestInput](data, &v, "", &vs)
+	if vs.Len() == 0 {
+		v.validate("", &vs)
+	}
+	return v, vs.Err("trigger-sampling-request input")
+}
+
+// TriggerURLElicitationInput is the input (arguments) of the "trigger-url-elicitation" tool.
+//
+// The tool's description:
+//
+//	Trigger URL Elicitation Tool
+//
+//	Trigger a URL elicitation so the client can direct the user to a browser flow. Supports two mechanisms: the request path (elicitation/create, default) which awaits the user's response, and the error path (UrlElicitationRequiredError, -32042) which signals the client to handle URL elicitation via the error response. Set errorPath=true to use the error path.
+type TriggerURLElicitationInput struct {
+	// The URL the user should open
+	// Format: uri (not checked).
+	URL string `json:"url"`
+
+	// Message shown to the user before opening the URL
+	// Default: "Please open the link to complete this action." (applied by the server, not by this type).
+	Message *string `json:"message,omitempty"`
+
+	// Optional explicit elicitation ID. Defaults to a random UUID.
+	ElicitationID *string `json:"elicitationId,omitempty"`
+
+	// Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.
+	// Default: false (applied by the server, not by this type).
+	ErrorPath *bool `json:"errorPath,omitempty"`
+
+	// AdditionalProperties keeps the members the schema does not declare,
+	// so that nothing is lost in a round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v TriggerURLElicitationInput) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	enc.Member("url", v.URL)
+	if v.Message != nil {
+		enc.Member("message", v.Message)
+	}
+	if v.ElicitationID != nil {
+		enc.Member("elicitationId", v.ElicitationID)
+	}
+	if v.ErrorPath != nil {
+		enc.Member("errorPath", v.ErrorPath)
+	}
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url", "message", "elicitationId", "errorPath")
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError.
+func (v *TriggerURLElicitationInput) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = TriggerURLElicitationInput{}
+	m.Required("", &vs, "url")
+	if raw, ok := m.Get("url"); ok {
+		mcpimpl.DecodeString[string](raw, &v.URL, "/url", &vs)
+	}
+	if raw, ok := m.Get("message"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Message, "/message", &vs)
+	}
+	if raw, ok := m.Get("elicitationId"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.ElicitationID, "/elicitationId", &vs)
+	}
+	if raw, ok := m.Get("errorPath"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.ErrorPath, "/errorPath", &vs)
+	}
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "url", "message", "elicitationId", "errorPath")
+	return vs.Err("")
+}
+
+func (v *TriggerURLElicitationInput) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// Validate reports every violation of the trigger-url-elicitation input schema's constraints as a
+// *mcpruntime.ValidationError, or returns nil.
+func (v *TriggerURLElicitationInput) Validate() error {
+	var vs mcpimpl.Violations
+	v.validate("", &vs)
+	return vs.Err("trigger-url-elicitation input")
+}
+
+// DecodeTriggerURLElicitationInput decodes the trigger-url-elicitation input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the
+// error is a *mcpruntime.ValidationError listing every one found.
+func DecodeTriggerURLElicitationInput(data []byte) (TriggerURLElicitationInput, error) {
+	var v TriggerURLElicitationInput
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[TriggerURLElicitationInput](data, &v, "", &vs)
+	if vs.Len() == 0 {
+		v.validate("", &vs)
+	}
+	return v, vs.Err("trigger-url-elicitation input")
 }
 
 // ArchitectureMdResource describes the "architecture.md" resource

@@ -37,7 +37,13 @@ func server(t *testing.T) *everything.Client {
 		}
 		t.Skip(missing)
 	}
-	conn := mcpgo.Stdio(node, []string{script, "stdio"}, mcpgo.WithName("everything"))
+	// The capabilities the committed manifest was captured with (the
+	// server offers some tools only to clients that have them).
+	conn := mcpgo.Stdio(node, []string{script, "stdio"}, mcpgo.WithName("everything"),
+		mcpgo.WithElicitation(mcpgo.ElicitDefaults, true), mcpgo.WithRoots(mcpgo.Root{URI: "file:///tmp", Name: "tmp"}),
+		mcpgo.WithSampling(func(context.Context, mcpgo.SamplingRequest) (mcpgo.SamplingResponse, error) {
+			return mcpgo.SamplingResponse{Content: mcpruntime.Content{Type: "text", Text: "sampled"}, Model: "test"}, nil
+		}))
 	t.Cleanup(func() { _ = conn.Close() })
 	return everything.NewClient(conn)
 }
