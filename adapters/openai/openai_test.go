@@ -14,8 +14,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
 )
