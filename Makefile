@@ -15,10 +15,18 @@ all: build
 build:
 	$(GO) build -o $(MCPGEN) ./cmd/mcpgen
 
+# Every module of go.work besides the root and the example, read from
+# go.work so a module added there is tested: the agent adapters (each
+# pulls its SDK; the root module pulls none) and the agent example. Their
+# tests run the CRM server and the SDKs' goroutines, so they run under the
+# race detector.
+AGENT_MODULES := $(filter-out $(CURDIR) example,$(patsubst $(CURDIR)/%,%,$(shell $(GO) list -m -f '{{.Dir}}')))
+
 # The test suite: the root module, the race detector on the concurrent
-# packages, then the example module.
+# packages, the example module, then every other module of go.work.
 test:
 	$(GO) test ./... && $(GO) test -race $(RACE_PKGS) && (cd example && $(GO) test ./...)
+	for m in $(AGENT_MODULES); do (cd $$m && $(GO) test -race ./...) || exit 1; done
 
 # Regenerates the example's bindings from its committed manifests (no
 # server is contacted).
@@ -52,6 +60,7 @@ fmt:
 
 vet:
 	$(GO) vet ./... && (cd example && $(GO) vet ./...)
+	for m in $(AGENT_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Everything CI cares about, plus stale generated code: regenerate and
 # fail if the committed files differ.
