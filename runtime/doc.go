@@ -126,10 +126,10 @@
 // the arguments. A gated call is not made: Call returns an
 // *ApprovalRequiredError whose Approval (id, tool, arguments, their digest,
 // principal, expiry) is in the store, and Invoke returns that Approval as
-// the ModelResult's Pending, a state of the result rather than a Go error. Gate.Approve(id, digest) or
-// Gate.Deny(id, reason) records the decision; Tool.Resume,
-// Tool.ResumeInvoke or Toolset.Resume then makes the approved call exactly
-// once: the store moves the approval from approved to executing with a
+// the ModelResult's Pending, a state of the result rather than a Go error.
+// Gate.Approve(id, digest) or Gate.Deny(id, reason) records the decision;
+// Tool.Resume, Tool.ResumeInvoke or Toolset.Resume then makes the approved
+// call exactly once: the store moves the approval from approved to executing with a
 // compare-and-swap, one resumer wins, the others in the process wait for
 // its outcome, and every later resume returns the recorded outcome. A call
 // that may have reached the server is never made again; if the process
