@@ -1,8 +1,10 @@
-// Package mcpopenai hands mcpgen's typed, gated MCP tools to OpenAI's Chat
-// Completions API (github.com/openai/openai-go/v3): function tools from an
+// Package mcpopenai hands mcpgen's typed, gated MCP tools to OpenAI's APIs
+// (github.com/openai/openai-go/v3). Chat Completions: function tools from an
 // agent.Set (strict mode when the set is built with agent.DialectStrict),
 // tool calls to tool messages, and a Loop, streaming or not, that runs
-// until the model answers or a call waits for a person's approval.
+// until the model answers or a call waits for a person's approval. The
+// Responses API: function tools, function_call_output items (images
+// included), and a ResponsesLoop chained by previous_response_id.
 package mcpopenai
 
 import (
@@ -57,14 +59,7 @@ func Calls(m openai.ChatCompletionMessage) []agent.Call {
 func ToolMessages(results []agent.Result) []openai.ChatCompletionMessageParamUnion {
 	out := make([]openai.ChatCompletionMessageParamUnion, len(results))
 	for i, r := range results {
-		text := agent.TextOf(r.Parts)
-		if text == "" {
-			text = r.Text
-		}
-		if r.IsError {
-			text = "Error: " + text
-		}
-		out[i] = openai.ToolMessage(text, r.CallID)
+		out[i] = openai.ToolMessage(text(r), r.CallID)
 	}
 	return out
 }
