@@ -34,6 +34,7 @@ type message struct {
 }
 
 type request struct {
+	Stream   bool      `json:"stream"`
 	Messages []message `json:"messages"`
 	Tools    []struct {
 		Function struct {
@@ -97,6 +98,26 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if calls != nil {
 		msg["tool_calls"], finish = calls, "tool_calls"
 	}
+	if req.Stream {
+		// Data-only chunks ending at [DONE], the arguments in pieces.
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta map[string]any, fin any) {
+			b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		chunk(map[string]any{"role": "assistant", "content": rep.text}, nil)
+		for i, c := range rep.calls {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c[0], "type": "function", "function": map[string]any{"name": c[1], "arguments": ""}}}}, nil)
+			half := len(c[2]) / 2
+			for _, part := range []string{c[2][:half], c[2][half:]} {
+				chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": part}}}}, nil)
+			}
+		}
+		chunk(map[string]any{}, finish)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1, "model": "gpt-test",
@@ -144,9 +165,10 @@ func (s *memStore) Set(_ context.Context, id string, b []byte) error {
 }
 
 type harness struct {
-	t     *testing.T
-	model *model
-	url   string
+	t      *testing.T
+	model  *model
+	url    string
+	stream bool
 }
 
 func newHarness(t *testing.T, steps ...step) *harness {
@@ -174,7 +196,7 @@ func (h *harness) runner(set *agent.Set, store *memStore) *adk.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: a, CheckPointStore: store})
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: a, CheckPointStore: store, EnableStreaming: h.stream})
 }
 
 // outcome drains a run: the final text, or the interrupts it stopped at.
@@ -202,7 +224,11 @@ func drain(t *testing.T, it *adk.AsyncIterator[*adk.AgentEvent]) outcome {
 			}
 		}
 		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if m, err := ev.Output.MessageOutput.GetMessage(); err == nil && m != nil && len(m.ToolCalls) == 0 && m.Role == "assistant" {
+			m, err := ev.Output.MessageOutput.GetMessage()
+			if err != nil {
+				t.Fatalf("message: %v", err)
+			}
+			if m != nil && len(m.ToolCalls) == 0 && m.Role == "assistant" {
 				o.final = m.Content
 			}
 		}
@@ -219,7 +245,14 @@ func newSet(t *testing.T, sources ...agent.Source) *agent.Set {
 }
 
 func TestFullLoopAndInvalidArguments(t *testing.T) {
-	conn := crmtest.Conn(t, crmtest.Server(t))
+	url := crmtest.Server(t)
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) { fullLoop(t, url, stream) })
+	}
+}
+
+func fullLoop(t *testing.T, url string, stream bool) {
+	conn := crmtest.Conn(t, url)
 	h := newHarness(t,
 		func(t *testing.T, req *request) reply {
 			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}}}
@@ -239,6 +272,7 @@ func TestFullLoopAndInvalidArguments(t *testing.T) {
 			}
 			return reply{text: "D-2001 is in proposal."}
 		})
+	h.stream = stream
 	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)}), &memStore{M: map[string][]byte{}})
 	o := drain(t, r.Query(crmtest.Alice(), "Where is D-2001?", adk.WithCheckPointID("run-1")))
 	if o.final != "D-2001 is in proposal." || len(o.interrupts) != 0 {
@@ -263,6 +297,7 @@ func TestInterruptResumedByCheckpointOnce(t *testing.T) {
 			}
 			return reply{text: "Noted."}
 		})
+	h.stream = true // the interrupt and the resume also hold when streaming
 	conn1 := crmtest.Conn(t, url)
 	store1 := &memStore{M: map[string][]byte{}}
 	r1 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn1, crmtest.FileGate(t, dir))}), store1)
