@@ -238,3 +238,41 @@ func TestPauseResumesOnce(t *testing.T) {
 		t.Errorf("%d calls reached the server, want 2 (the read and the approved write, once)", n)
 	}
 }
+
+// Content parts: an image's media type comes from its bytes (a declared
+// type the bytes do not match is what providers refuse), data that is no
+// supported image becomes a text part, and resource links keep their URI.
+func TestParts(t *testing.T) {
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	res, err := mcpruntime.ParseResult([]byte(`{"content":[
+		{"type":"text","text":"chart"},
+		{"type":"image","data":"` + png + `","mimeType":"image/jpeg"},
+		{"type":"image","data":"aGVsbG8gd29ybGQ=","mimeType":"image/png"},
+		{"type":"resource_link","uri":"crm://deals/D-1/contract","name":"contract","mimeType":"text/markdown"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(DialectJSONSchema, Source{Tools: toolset(t, goTool("chart", `{}`, func(context.Context, json.RawMessage) (mcpruntime.ModelResult, error) {
+		return mcpruntime.ModelResult{Text: res.ModelText(), Result: res}, nil
+	}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Dispatch(context.Background(), Call{ID: "1", Name: "chart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []PartKind{}
+	for _, p := range r.Parts {
+		kinds = append(kinds, p.Kind)
+	}
+	if len(r.Parts) != 4 || r.Parts[0].Text != "chart" ||
+		r.Parts[1].Kind != PartImage || r.Parts[1].MIMEType != "image/png" || r.Parts[1].Data != png ||
+		r.Parts[2].Kind != PartText || !strings.Contains(r.Parts[2].Text, "[image: image/png") ||
+		r.Parts[3].Kind != PartLink || r.Parts[3].URI != "crm://deals/D-1/contract" || !strings.Contains(r.Parts[3].Text, "contract") {
+		t.Errorf("parts %v: %+v", kinds, r.Parts)
+	}
+	if got := TextOf(r.Parts); !strings.Contains(got, "chart\n[image: image/png") {
+		t.Errorf("TextOf = %q", got)
+	}
+}

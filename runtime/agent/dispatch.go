@@ -132,6 +132,7 @@ func toResult(id, name string, m mcpruntime.ModelResult) Result {
 			}
 		case mcpruntime.ContentImage:
 			if mt, ok := imageType(c.Data); ok {
+				c.MIMEType = mt // described as what the bytes are
 				r.Parts = append(r.Parts, Part{Kind: PartImage, Text: c.Placeholder(), MIMEType: mt, Data: c.Data})
 			} else if !structured {
 				r.Parts = append(r.Parts, Part{Kind: PartText, Text: c.Placeholder()})
