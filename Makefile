@@ -20,13 +20,20 @@ all: build
 build:
 	$(GO) build -o $(MCPGEN) ./cmd/mcpgen
 
-# The test suite, all of it under the race detector: the root module, the
-# PostgreSQL adapter and the example module (each a module of its own, so
-# the root's ./... does not reach them). Every package runs raced, not a
-# list of the concurrent ones, so a package that starts goroutines cannot
-# be left out; the servers the tests build are built with -race as well.
+# Every module of go.work besides the root, read from go.work so a module
+# added there is tested: the example, the PostgreSQL and agent adapters
+# (each pulls its own dependencies; the root module pulls none of them)
+# and the agent example.
+MODULES := $(filter-out $(CURDIR),$(patsubst $(CURDIR)/%,%,$(shell $(GO) list -m -f '{{.Dir}}')))
+
+# The test suite, all of it under the race detector: the root module, then
+# every other module of go.work (the root's ./... does not reach them).
+# Every package runs raced, not a list of the concurrent ones, so a package
+# that starts goroutines cannot be left out; the servers the tests build
+# are built with -race as well.
 test: $(NPM_STAMP)
-	$(GO) test -race ./... && (cd adapters/postgres && $(GO) test -race ./...) && (cd example && $(GO) test -race ./...)
+	$(GO) test -race ./...
+	for m in $(MODULES); do (cd $$m && $(GO) test -race ./...) || exit 1; done
 
 # Regenerates the example's bindings from its committed manifests (no
 # server is contacted).
@@ -59,7 +66,8 @@ fmt:
 	@out="$$(gofmt -l . )"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./... && (cd adapters/postgres && $(GO) vet ./...) && (cd example && $(GO) vet ./...)
+	$(GO) vet ./...
+	for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Everything CI cares about, plus stale generated code: regenerate and
 # fail if the committed files differ.

@@ -74,7 +74,8 @@
 // and validated; every problem goes back to the model as text listing each
 // violation with its JSON Pointer. Tool errors, output that does not match
 // the schema, JSON-RPC errors from the server and the per-call timeout also
-// become model-facing failures. The Go error is reserved for what the model
+// become model-facing failures. A gated call is neither: its ModelResult has
+// Pending set (see Guards). The Go error is reserved for what the model
 // cannot fix: transport failures, cancellation, a server lacking the tool.
 //
 // The model-facing text of a result is its structuredContent as compact
@@ -124,9 +125,11 @@
 // Gated mutations. WithGate(NewGate(store, ...)) holds calls for a person.
 // By default a tool not annotated read-only is gated (GateMutations);
 // GateTool overrides per tool with GateAlways, GateNever or a predicate on
-// the arguments. A gated call is not made: Call and Invoke return an
+// the arguments. A gated call is not made: Call returns an
 // *ApprovalRequiredError whose Approval (id, tool, arguments, their digest,
-// principal, expiry) is in the store. Gate.Approve(id, digest) or
+// principal, expiry) is in the store, and Invoke returns that Approval as
+// the ModelResult's Pending, a state of the result rather than a Go error.
+// Gate.Approve(id, digest) or
 // Gate.Deny(id, reason) records the decision; Tool.Resume,
 // Tool.ResumeInvoke or Toolset.Resume then makes the approved call exactly
 // once: the store moves the approval from approved to executing with a

@@ -330,6 +330,12 @@ type ModelResult struct {
 	// TimedOut says the call got no answer within its timeout (IsError is
 	// set too); the connection manager's breakers count it as a failure.
 	TimedOut bool
+	// Pending is set when the call is gated: it was not made, and this
+	// approval waits in the gate's store for a person's decision. Text says
+	// so in words a model can read, but an agent loop should stop here,
+	// ask, and continue with ResumeInvoke (runtime/agent does this) rather
+	// than hand Text to the model.
+	Pending *Approval
 }
 
 // Invoke is the tool for a language model: args are the model's JSON
@@ -338,8 +344,10 @@ type ModelResult struct {
 // validated; every problem goes back to the model as text listing each
 // violation with its JSON Pointer. Tool errors, output-schema mismatches,
 // server-side JSON-RPC errors and the per-call timeout also become
-// model-facing failures. The Go error is only for transport failures,
-// cancellation and a server lacking the tool, which the model cannot fix.
+// model-facing failures. A gated call is not made: the result's Pending
+// holds the stored approval. The Go error is only for transport failures,
+// cancellation, a failing approval store and a server lacking the tool,
+// which the model cannot fix.
 func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
@@ -393,7 +401,10 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 	if err != nil {
 		var te *TimeoutError
 		var pe *ProtocolError
+		var are *ApprovalRequiredError
 		switch {
+		case errors.As(err, &are):
+			return pendingResult(are.Approval), nil
 		case errors.As(err, &te):
 			return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool did not answer within %s. It may be slow or stuck; try again later or differently.", te.Timeout)}, nil
 		case errors.As(err, &pe) && ctx.Err() == nil:
@@ -414,6 +425,11 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 	default: // *ToolError: the server's own words
 		return ModelResult{IsError: true, Text: res.ModelText(), Result: res, Provenance: c.prov}, nil
 	}
+}
+
+// pendingResult is Invoke's answer for a gated call.
+func pendingResult(a *Approval) ModelResult {
+	return ModelResult{Pending: a, Text: fmt.Sprintf("The call to %q needs a person's approval and has not been made yet (approval %s). Do not call it again; the result will follow once a person has decided.", a.Tool, a.ID)}
 }
 
 // decodeArgs decodes model arguments, which must be a JSON object.

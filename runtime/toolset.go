@@ -82,7 +82,9 @@ func (s *Toolset) Filter(keep func(*Descriptor) bool) *Toolset {
 
 // Invoke dispatches a model's tool call by wire name. A name outside the set
 // is a model-facing failure listing the tools it may use, not a Go error:
-// models do ask for tools they were not given.
+// models do ask for tools they were not given. A gated call comes back with
+// the result's Pending set, as from Tool.Invoke; the Go error is for what
+// the model cannot fix.
 func (s *Toolset) Invoke(ctx context.Context, name string, args json.RawMessage) (ModelResult, error) {
 	t, ok := s.byName[name]
 	if !ok {

@@ -70,11 +70,11 @@ func countNotes(t *testing.T, c mcpruntime.Caller, text string) int {
 func gated(t *testing.T, tool *mcpruntime.Tool[NoteInput, Deal], note string) *mcpruntime.Approval {
 	t.Helper()
 	m, err := tool.Invoke(alice, json.RawMessage(`{"deal_id":"D-2001","note":"`+note+`","caller_token":"tok-carol"}`))
-	var are *mcpruntime.ApprovalRequiredError
-	if !errors.As(err, &are) {
+	// A pending approval is a state of the model result, not a Go error.
+	if err != nil || m.Pending == nil || m.IsError || !strings.Contains(m.Text, m.Pending.ID) {
 		t.Fatalf("update_deal was not gated: %+v, %v", m, err)
 	}
-	return are.Approval
+	return m.Pending
 }
 
 func isApproval(err, want error) bool {
@@ -458,4 +458,31 @@ func guardMain(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown MCPGO_FIXTURE mode", mode)
 	return 2
+}
+
+// Through a Toolset too, a gated call is a state of the model result: no
+// Go error, nothing sent, the approval in Pending; a denial then reaches the
+// model as the tool's result.
+func TestToolsetInvokeGated(t *testing.T) {
+	c := mcpgo.StreamableHTTP(crmHTTP(t))
+	closeConn(t, c)
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore())
+	ts, err := mcpruntime.NewToolset(guardedUpdate(c, gate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ts.Invoke(alice, "update_deal", json.RawMessage(`{"deal_id":"D-2001","note":"via toolset"}`))
+	if err != nil || m.Pending == nil || m.Pending.Tool != "update_deal" || m.Result != nil || m.IsError {
+		t.Fatalf("gated toolset call = %+v, %v", m, err)
+	}
+	if n := countNotes(t, c, "via toolset"); n != 0 {
+		t.Fatalf("a gated call ran (%d notes)", n)
+	}
+	if err := gate.Deny(context.Background(), m.Pending.ID, "not today"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ts.Resume(alice, "update_deal", m.Pending.ID)
+	if err != nil || !d.IsError || d.Pending != nil || !strings.Contains(d.Text, "not today") {
+		t.Errorf("denied resume = %+v, %v", d, err)
+	}
 }

@@ -318,21 +318,21 @@ func TestCanaryToken(t *testing.T) {
 			if rc.arg != "" {
 				args = `{"run":"gated","caller_token":"` + string(canary) + `"}` // dropped, never stored
 			}
-			_, err = leaky.Invoke(ctx, json.RawMessage(args))
-			var are *mcpruntime.ApprovalRequiredError
-			if !errors.As(err, &are) {
-				t.Fatalf("leaky not gated: %v", err)
+			m, err := leaky.Invoke(ctx, json.RawMessage(args))
+			if err != nil || m.Pending == nil {
+				t.Fatalf("leaky not gated: %+v, %v", m, err)
 			}
-			note(err, are.Approval)
-			if err := gate.Approve(ctx, are.Approval.ID, are.Approval.Digest); err != nil {
+			a := m.Pending
+			note(m, m.Text, a)
+			if err := gate.Approve(ctx, a.ID, a.Digest); err != nil {
 				t.Fatal(err)
 			}
-			m, err := leaky.ResumeInvoke(ctx, are.Approval.ID)
+			m, err = leaky.ResumeInvoke(ctx, a.ID)
 			note(m, m.Text, err)
 			if err != nil || !strings.Contains(m.Text, mcpruntime.Secret("").String()) {
 				t.Fatalf("the server did not echo (so this test would prove nothing): %+v, %v", m, err)
 			}
-			r, err := leaky.Resume(ctx, are.Approval.ID)
+			r, err := leaky.Resume(ctx, a.ID)
 			note(r, err)
 
 			for _, tool := range []string{"leaky_fail", "leaky_rpc"} {

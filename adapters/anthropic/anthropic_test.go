@@ -1,0 +1,503 @@
+package mcpanthropic_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	mcpanthropic "github.com/mcpgen/mcpgen/adapters/anthropic"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/agent"
+)
+
+// block is a content block as the Messages API carries it.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Content   []block         `json:"content,omitempty"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source,omitempty"`
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+type request struct {
+	Model    string    `json:"model"`
+	Stream   bool      `json:"stream"`
+	Messages []message `json:"messages"`
+	Tools    []struct {
+		Name        string         `json:"name"`
+		InputSchema map[string]any `json:"input_schema"`
+	} `json:"tools"`
+}
+
+// step is one scripted model turn: it sees the request and answers with
+// content blocks (tool_use blocks make it a tool_use turn).
+type step func(t *testing.T, req *request) []block
+
+// model is a Messages API server that plays a script and checks every
+// request against the API's rules, so what passes here passes there.
+type model struct {
+	t     *testing.T
+	mu    sync.Mutex
+	steps []step
+	n     int
+}
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t := m.t
+	var req request
+	if r.URL.Path != "/v1/messages" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
+		return
+	}
+	if err := checkRequest(&req); err != nil {
+		t.Errorf("request %d breaks the Messages API's rules: %v", m.n, err)
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"`+err.Error()+`"}}`, 400)
+		return
+	}
+	m.mu.Lock()
+	if m.n >= len(m.steps) {
+		m.mu.Unlock()
+		t.Errorf("unscripted request %d", m.n)
+		http.Error(w, "unscripted", 500)
+		return
+	}
+	s := m.steps[m.n]
+	m.n++
+	id := m.n
+	m.mu.Unlock()
+	blocks := s(t, &req)
+	stop := "end_turn"
+	for _, b := range blocks {
+		if b.Type == "tool_use" {
+			stop = "tool_use"
+		}
+	}
+	if req.Stream {
+		streamMessage(w, id, blocks, stop)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("msg_%d", id), "type": "message", "role": "assistant", "model": req.Model,
+		"content": blocks, "stop_reason": stop, "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": 10, "output_tokens": 10},
+	})
+}
+
+// streamMessage sends a message as the API streams it: every event has its
+// event: line (the SDK drops events without one).
+func streamMessage(w http.ResponseWriter, id int, blocks []block, stop string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	ev := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	}
+	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": fmt.Sprintf("msg_%d", id), "type": "message", "role": "assistant", "model": "scripted",
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 0},
+	}})
+	for i, b := range blocks {
+		switch b.Type {
+		case "tool_use":
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+			// The arguments arrive in two pieces, as they do.
+			in := string(b.Input)
+			for _, part := range []string{in[:len(in)/2], in[len(in)/2:]} {
+				ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
+			}
+		default:
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": b.Text}})
+		}
+		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 10}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
+func checkRequest(req *request) error {
+	for _, tl := range req.Tools {
+		if !toolName.MatchString(tl.Name) {
+			return fmt.Errorf("tool name %q", tl.Name)
+		}
+		if tl.InputSchema["type"] != "object" {
+			return fmt.Errorf("tool %q: input_schema.type is %v", tl.Name, tl.InputSchema["type"])
+		}
+		if _, ok := tl.InputSchema["$schema"]; ok {
+			return fmt.Errorf("tool %q: input_schema has $schema", tl.Name)
+		}
+	}
+	for i, m := range req.Messages {
+		var uses []string
+		if m.Role == "assistant" {
+			for _, b := range m.Content {
+				if b.Type == "tool_use" {
+					uses = append(uses, b.ID)
+				}
+			}
+			if len(uses) > 0 && i+1 >= len(req.Messages) {
+				return fmt.Errorf("message %d: tool_use blocks without tool_result", i)
+			}
+			if len(uses) == 0 {
+				continue
+			}
+			next := req.Messages[i+1]
+			if next.Role != "user" || len(next.Content) < len(uses) {
+				return fmt.Errorf("message %d: not answered by the next message", i)
+			}
+			for j, id := range uses {
+				b := next.Content[j]
+				if b.Type != "tool_result" || b.ToolUseID != id {
+					return fmt.Errorf("message %d: block %d is not the tool_result for %s (tool_result blocks come first, in order)", i+1, j, id)
+				}
+				for _, c := range b.Content {
+					if err := checkResultBlock(c); err != nil {
+						return fmt.Errorf("message %d: tool_result %s: %v", i+1, id, err)
+					}
+				}
+			}
+		}
+		if m.Role == "user" {
+			for j, b := range m.Content {
+				if b.Type == "tool_result" && (i == 0 || !hasToolUse(req.Messages[i-1], b.ToolUseID)) {
+					return fmt.Errorf("message %d: block %d answers no tool_use of the previous message", i, j)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func hasToolUse(m message, id string) bool {
+	for _, b := range m.Content {
+		if b.Type == "tool_use" && b.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func checkResultBlock(c block) error {
+	switch c.Type {
+	case "text":
+		if c.Text == "" {
+			return fmt.Errorf("empty text block")
+		}
+	case "image":
+		if c.Source == nil || c.Source.Type != "base64" {
+			return fmt.Errorf("image without a base64 source")
+		}
+		data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+		if err != nil {
+			return fmt.Errorf("image data: %v", err)
+		}
+		if got := http.DetectContentType(data); got != c.Source.MediaType || !strings.Contains("image/png image/jpeg image/gif image/webp", got) {
+			return fmt.Errorf("image media_type %q, bytes are %q", c.Source.MediaType, got)
+		}
+	default:
+		return fmt.Errorf("block type %q in a tool_result", c.Type)
+	}
+	return nil
+}
+
+func newModel(t *testing.T, steps ...step) (*model, anthropic.MessageService) {
+	m := &model{t: t, steps: steps}
+	srv := httptest.NewServer(m)
+	t.Cleanup(srv.Close)
+	c := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
+	return m, c.Messages
+}
+
+func (m *model) requests() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+func toolUse(id, name, input string) block {
+	return block{Type: "tool_use", ID: id, Name: name, Input: json.RawMessage(input)}
+}
+
+func text(s string) []block { return []block{{Type: "text", Text: s}} }
+
+// result returns the tool_result for id in the request's last message.
+func result(t *testing.T, req *request, id string) block {
+	t.Helper()
+	last := req.Messages[len(req.Messages)-1]
+	for _, b := range last.Content {
+		if b.Type == "tool_result" && b.ToolUseID == id {
+			return b
+		}
+	}
+	t.Fatalf("no tool_result for %s in %+v", id, last)
+	return block{}
+}
+
+func resultText(b block) string {
+	var s []string
+	for _, c := range b.Content {
+		if c.Type == "text" {
+			s = append(s, c.Text)
+		}
+	}
+	return strings.Join(s, "\n")
+}
+
+func newLoop(t *testing.T, svc anthropic.MessageService, set *agent.Set, stream bool) *mcpanthropic.Loop {
+	return &mcpanthropic.Loop{
+		Client: svc, Tools: set, Stream: stream,
+		Params: anthropic.MessageNewParams{Model: "claude-test", MaxTokens: 1024},
+	}
+}
+
+func set(t *testing.T, sources ...agent.Source) *agent.Set {
+	t.Helper()
+	s, err := agent.New(agent.DialectJSONSchema, sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func ask(q string) []anthropic.MessageParam {
+	return []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(q))}
+}
+
+func finalText(o *mcpanthropic.Outcome) string {
+	if o.Final == nil {
+		return ""
+	}
+	var s []string
+	for _, b := range o.Final.Content {
+		if b.Type == "text" {
+			s = append(s, b.Text)
+		}
+	}
+	return strings.Join(s, "")
+}
+
+func TestFullLoop(t *testing.T) {
+	url := crmtest.Server(t)
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			conn := crmtest.Conn(t, url)
+			s := set(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)})
+			_, svc := newModel(t,
+				func(t *testing.T, req *request) []block {
+					if len(req.Tools) != len(s.Names()) {
+						t.Errorf("%d tools offered, want %d", len(req.Tools), len(s.Names()))
+					}
+					// Two calls in one turn: a typed lookup and a chart.
+					return []block{{Type: "text", Text: "Looking."}, toolUse("tu_1", "get_deal", `{"deal_id":"D-2001"}`), toolUse("tu_2", "pipeline_chart", `{}`)}
+				},
+				func(t *testing.T, req *request) []block {
+					deal := result(t, req, "tu_1")
+					if deal.IsError || !strings.Contains(resultText(deal), `"id":"D-2001"`) || !strings.Contains(resultText(deal), "crm://deals/D-2001/contract") {
+						t.Errorf("get_deal result = %+v", deal)
+					}
+					chart := result(t, req, "tu_2")
+					var images int
+					for _, c := range chart.Content {
+						if c.Type == "image" && c.Source.MediaType == "image/png" {
+							images++
+						}
+					}
+					if chart.IsError || images != 1 || !strings.Contains(resultText(chart), "Pipeline by stage") {
+						t.Errorf("pipeline_chart result: %d images, %+v", images, chart)
+					}
+					return text("D-2001 is in proposal.")
+				})
+			o, err := newLoop(t, svc, s, stream).Run(crmtest.Alice(), ask("Where is D-2001?"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Pause != nil || finalText(o) != "D-2001 is in proposal." || len(o.Messages) != 4 {
+				t.Errorf("outcome: pause %v, final %q, %d messages", o.Pause, finalText(o), len(o.Messages))
+			}
+		})
+	}
+}
+
+func TestPauseResumeInFreshLoop(t *testing.T) {
+	url := crmtest.Server(t)
+	dir := t.TempDir()
+	const note = "Pilot agreed."
+	m, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "update_deal", `{"deal_id":"D-2001","note":"`+note+`"}`), toolUse("tu_2", "get_contact", `{"contact_id":"C-1001"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			up := result(t, req, "tu_1")
+			if up.IsError || !strings.Contains(resultText(up), "alice: "+note) {
+				t.Errorf("update_deal result = %+v", up)
+			}
+			if c := result(t, req, "tu_2"); c.IsError || !strings.Contains(resultText(c), "C-1001") {
+				t.Errorf("get_contact result = %+v", c)
+			}
+			return text("Noted.")
+		})
+
+	// The first process: the loop stops at the gated call.
+	conn1 := crmtest.Conn(t, url)
+	loop1 := newLoop(t, svc, set(t, agent.Source{Tools: crmtest.Toolset(t, conn1, crmtest.FileGate(t, dir))}), true)
+	o, err := loop1.Run(crmtest.Alice(), ask("Add a note to D-2001."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Pause == nil || len(o.Pause.Approvals()) != 1 || o.Pause.Approvals()[0].Tool != "update_deal" {
+		t.Fatalf("no pause: %+v", o)
+	}
+	if n := crmtest.Notes(t, conn1, "D-2001", note); n != 0 {
+		t.Fatalf("the gated call ran before approval (%d notes)", n)
+	}
+	stored, err := json.Marshal(o.Pause)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(stored, []byte("tok-alice")) {
+		t.Error("the pause holds the token")
+	}
+
+	// Another process: fresh connection, gate, set and loop.
+	conn2 := crmtest.Conn(t, url)
+	gate2 := crmtest.FileGate(t, dir)
+	s2 := set(t, agent.Source{Tools: crmtest.Toolset(t, conn2, gate2)})
+	loop2 := newLoop(t, svc, s2, false)
+	p, err := agent.ParsePause(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Undecided: still paused, the model not asked.
+	o2, err := loop2.Resume(crmtest.Alice(), p)
+	if err != nil || o2.Pause == nil || m.requests() != 1 {
+		t.Fatalf("resume before the decision: %+v, %v (%d requests)", o2, err, m.requests())
+	}
+	a := p.Approvals()[0]
+	if err := gate2.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	o3, err := loop2.Resume(crmtest.Alice(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o3.Pause != nil || finalText(o3) != "Noted." {
+		t.Errorf("resumed outcome: pause %v, final %q", o3.Pause, finalText(o3))
+	}
+	// The same pause resumed again makes no second call.
+	if res, still, err := s2.Resume(crmtest.Alice(), p); err != nil || still != nil || res[0].IsError {
+		t.Errorf("second resume: %+v, %v, %v", res, still, err)
+	}
+	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
+		t.Errorf("the CRM has %d notes %q, want exactly 1", n, note)
+	}
+}
+
+func TestDenialReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore())
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, conn, gate)})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "update_deal", `{"deal_id":"D-2001","stage":"won"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			r := result(t, req, "tu_1")
+			if !r.IsError || !strings.Contains(resultText(r), "denied") || !strings.Contains(resultText(r), "not before the audit") {
+				t.Errorf("denial = %+v", r)
+			}
+			return text("Understood.")
+		})
+	loop := newLoop(t, svc, s, false)
+	o, err := loop.Run(crmtest.Alice(), ask("Close D-2001."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	if err := gate.Deny(context.Background(), o.Pause.Approvals()[0].ID, "not before the audit"); err != nil {
+		t.Fatal(err)
+	}
+	o, err = loop.Resume(crmtest.Alice(), crmtest.RoundTrip(t, o.Pause))
+	if err != nil || finalText(o) != "Understood." {
+		t.Fatalf("after denial: %+v, %v", o, err)
+	}
+}
+
+func TestInvalidArgumentsReachModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "get_deal", `{"deal_id":7,"verbose":true}`), toolUse("tu_2", "search_deals", `{"limit":500,"stage":"closed"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			for id, want := range map[string][]string{"tu_1": {"/deal_id", "/verbose", "2 problems"}, "tu_2": {"/limit", "/stage", "2 problems"}} {
+				r := result(t, req, id)
+				for _, w := range want {
+					if !r.IsError || !strings.Contains(resultText(r), w) {
+						t.Errorf("%s: result lacks %q: %+v", id, w, r)
+					}
+				}
+			}
+			return text("Let me fix that.")
+		})
+	if _, err := newLoop(t, svc, s, true).Run(crmtest.Alice(), ask("Find the deal.")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTwoServersNamespaced(t *testing.T) {
+	east, west := crmtest.Conn(t, crmtest.Server(t)), crmtest.Conn(t, crmtest.Server(t))
+	s := set(t, agent.Source{Prefix: "east", Tools: crmtest.Toolset(t, east, nil)}, agent.Source{Prefix: "west", Tools: crmtest.Toolset(t, west, nil)})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			names := map[string]bool{}
+			for _, tl := range req.Tools {
+				names[tl.Name] = true
+			}
+			if !names["east__update_deal"] || !names["west__update_deal"] || names["update_deal"] {
+				t.Errorf("tools offered: %v", names)
+			}
+			return []block{toolUse("tu_1", "west__update_deal", `{"deal_id":"D-2001","note":"west only"}`), toolUse("tu_2", "update_deal", `{}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			if r := result(t, req, "tu_1"); r.IsError {
+				t.Errorf("west__update_deal: %+v", r)
+			}
+			if r := result(t, req, "tu_2"); !r.IsError || !strings.Contains(resultText(r), "east__update_deal") {
+				t.Errorf("a name outside the set: %+v", r)
+			}
+			return text("Done.")
+		})
+	if _, err := newLoop(t, svc, s, false).Run(crmtest.Alice(), ask("Note it in the west.")); err != nil {
+		t.Fatal(err)
+	}
+	if e, w := crmtest.Notes(t, east, "D-2001", "west only"), crmtest.Notes(t, west, "D-2001", "west only"); e != 0 || w != 1 {
+		t.Errorf("notes: east %d, west %d; want 0 and 1", e, w)
+	}
+}

@@ -1,0 +1,388 @@
+package mcpeino_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
+
+	mcpeino "github.com/mcpgen/mcpgen/adapters/eino"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/agent"
+)
+
+// A scripted Chat Completions server: Eino's OpenAI model component talks
+// to it as to the real API.
+
+type message struct {
+	Role       string `json:"role"`
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID string `json:"id"`
+	} `json:"tool_calls"`
+}
+
+type request struct {
+	Stream   bool      `json:"stream"`
+	Messages []message `json:"messages"`
+	Tools    []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+type reply struct {
+	text  string
+	calls [][3]string // id, name, arguments
+}
+
+type step func(t *testing.T, req *request) reply
+
+type model struct {
+	t     *testing.T
+	mu    sync.Mutex
+	steps []step
+	n     int
+}
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req request
+	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		http.Error(w, `{"error":{"message":"bad request"}}`, 400)
+		return
+	}
+	for _, tl := range req.Tools {
+		if !toolName.MatchString(tl.Function.Name) {
+			m.t.Errorf("tool name %q", tl.Function.Name)
+		}
+	}
+	for i, msg := range req.Messages {
+		for j, c := range msg.ToolCalls {
+			if k := i + 1 + j; k >= len(req.Messages) || req.Messages[k].Role != "tool" {
+				m.t.Errorf("tool call %s not answered", c.ID)
+			}
+		}
+	}
+	m.mu.Lock()
+	if m.n >= len(m.steps) {
+		m.mu.Unlock()
+		m.t.Errorf("unscripted request %d", m.n)
+		http.Error(w, "unscripted", 500)
+		return
+	}
+	s := m.steps[m.n]
+	m.n++
+	n := m.n
+	m.mu.Unlock()
+	rep := s(m.t, &req)
+	msg := map[string]any{"role": "assistant", "content": rep.text}
+	finish := "stop"
+	var calls []any
+	for i, c := range rep.calls {
+		calls = append(calls, map[string]any{"index": i, "id": c[0], "type": "function", "function": map[string]any{"name": c[1], "arguments": c[2]}})
+	}
+	if calls != nil {
+		msg["tool_calls"], finish = calls, "tool_calls"
+	}
+	if req.Stream {
+		// Data-only chunks ending at [DONE], the arguments in pieces.
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta map[string]any, fin any) {
+			b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		chunk(map[string]any{"role": "assistant", "content": rep.text}, nil)
+		for i, c := range rep.calls {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c[0], "type": "function", "function": map[string]any{"name": c[1], "arguments": ""}}}}, nil)
+			half := len(c[2]) / 2
+			for _, part := range []string{c[2][:half], c[2][half:]} {
+				chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": part}}}}, nil)
+			}
+		}
+		chunk(map[string]any{}, finish)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1, "model": "gpt-test",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+	})
+}
+
+func (m *model) requests() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+func toolResult(t *testing.T, req *request, id string) string {
+	t.Helper()
+	for _, m := range req.Messages {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	t.Fatalf("no tool message for %s", id)
+	return ""
+}
+
+// memStore is an Eino CheckPointStore; its contents go through JSON to
+// reach a fresh runner, as they would through a database.
+type memStore struct {
+	mu sync.Mutex
+	M  map[string][]byte `json:"checkpoints"`
+}
+
+func (s *memStore) Get(_ context.Context, id string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.M[id]
+	return b, ok, nil
+}
+
+func (s *memStore) Set(_ context.Context, id string, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.M[id] = b
+	return nil
+}
+
+type harness struct {
+	t      *testing.T
+	model  *model
+	url    string
+	stream bool
+}
+
+func newHarness(t *testing.T, steps ...step) *harness {
+	m := &model{t: t, steps: steps}
+	srv := httptest.NewServer(m)
+	t.Cleanup(srv.Close)
+	return &harness{t: t, model: m, url: srv.URL + "/v1"}
+}
+
+func (h *harness) runner(set *agent.Set, store *memStore) *adk.Runner {
+	t := h.t
+	ctx := context.Background()
+	cm, err := einoopenai.NewChatModel(ctx, &einoopenai.ChatModelConfig{APIKey: "test-key", BaseURL: h.url, Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := mcpeino.Tools(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "crm", Description: "A CRM agent.", Instruction: "Use the tools.", Model: cm,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: a, CheckPointStore: store, EnableStreaming: h.stream})
+}
+
+// outcome drains a run: the final text, or the interrupts it stopped at.
+type outcome struct {
+	final      string
+	interrupts []*adk.InterruptCtx
+}
+
+func drain(t *testing.T, it *adk.AsyncIterator[*adk.AgentEvent]) outcome {
+	t.Helper()
+	var o outcome
+	for {
+		ev, ok := it.Next()
+		if !ok {
+			return o
+		}
+		if ev.Err != nil {
+			t.Fatalf("run: %v", ev.Err)
+		}
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, ic := range ev.Action.Interrupted.InterruptContexts {
+				if ic.IsRootCause {
+					o.interrupts = append(o.interrupts, ic)
+				}
+			}
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			m, err := ev.Output.MessageOutput.GetMessage()
+			if err != nil {
+				t.Fatalf("message: %v", err)
+			}
+			if m != nil && len(m.ToolCalls) == 0 && m.Role == "assistant" {
+				o.final = m.Content
+			}
+		}
+	}
+}
+
+func newSet(t *testing.T, sources ...agent.Source) *agent.Set {
+	t.Helper()
+	s, err := agent.New(agent.DialectJSONSchema, sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestFullLoopAndInvalidArguments(t *testing.T) {
+	url := crmtest.Server(t)
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) { fullLoop(t, url, stream) })
+	}
+}
+
+func fullLoop(t *testing.T, url string, stream bool) {
+	conn := crmtest.Conn(t, url)
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, `"id":"D-2001"`) || strings.HasPrefix(r, "Error") {
+				t.Errorf("get_deal = %s", r)
+			}
+			r := toolResult(t, req, "call_2")
+			for _, w := range []string{"Error: ", "/limit", "/stage", "2 problems"} {
+				if !strings.Contains(r, w) {
+					t.Errorf("invalid arguments: result lacks %q: %s", w, r)
+				}
+			}
+			if r := toolResult(t, req, "call_3"); !strings.Contains(r, "[image: image/png") {
+				t.Errorf("pipeline_chart = %s", r)
+			}
+			return reply{text: "D-2001 is in proposal."}
+		})
+	h.stream = stream
+	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)}), &memStore{M: map[string][]byte{}})
+	o := drain(t, r.Query(crmtest.Alice(), "Where is D-2001?", adk.WithCheckPointID("run-1")))
+	if o.final != "D-2001 is in proposal." || len(o.interrupts) != 0 {
+		t.Errorf("outcome %+v", o)
+	}
+}
+
+func TestInterruptResumedByCheckpointOnce(t *testing.T) {
+	url := crmtest.Server(t)
+	dir := t.TempDir()
+	const note = "Checkpointed."
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}, {"call_2", "get_contact", `{"contact_id":"C-1001"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal = %s", r)
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, "C-1001") {
+				t.Errorf("get_contact = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	h.stream = true // the interrupt and the resume also hold when streaming
+	conn1 := crmtest.Conn(t, url)
+	store1 := &memStore{M: map[string][]byte{}}
+	r1 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn1, crmtest.FileGate(t, dir))}), store1)
+	o := drain(t, r1.Query(crmtest.Alice(), "Note it.", adk.WithCheckPointID("run-1")))
+	if len(o.interrupts) != 1 || o.final != "" {
+		t.Fatalf("want one interrupt: %+v", o)
+	}
+	info, ok := o.interrupts[0].Info.(*mcpeino.ApprovalInfo)
+	if !ok || info.Tool != "update_deal" || info.Principal != "alice" {
+		t.Fatalf("interrupt info = %#v", o.interrupts[0].Info)
+	}
+	if n := crmtest.Notes(t, conn1, "D-2001", note); n != 0 {
+		t.Fatalf("gated call ran (%d)", n)
+	}
+
+	// A fresh runner, tools, connection and gate, with the checkpoint
+	// store's contents carried over through JSON.
+	store2 := crmtest.RoundTrip(t, store1)
+	conn2 := crmtest.Conn(t, url)
+	gate2 := crmtest.FileGate(t, dir)
+	r2 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn2, gate2)}), store2)
+	target := map[string]any{o.interrupts[0].ID: nil}
+	// Before the decision: interrupted again, the model not asked.
+	it, err := r2.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := drain(t, it)
+	if len(o2.interrupts) != 1 || h.model.requests() != 1 {
+		t.Fatalf("undecided resume: %+v, %d requests", o2, h.model.requests())
+	}
+	// Eino names each interrupt afresh: resume the latest.
+	if again, ok := o2.interrupts[0].Info.(*mcpeino.ApprovalInfo); !ok || again.ID != info.ID || again.Digest != info.Digest || again.Args != info.Args {
+		t.Errorf("re-interrupt info = %#v, want %#v", o2.interrupts[0].Info, info)
+	}
+	target = map[string]any{o2.interrupts[0].ID: nil}
+	if err := gate2.Approve(context.Background(), info.ID, info.Digest); err != nil {
+		t.Fatal(err)
+	}
+	it, err = r2.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o3 := drain(t, it); o3.final != "Noted." || len(o3.interrupts) != 0 {
+		t.Fatalf("resumed: %+v", o3)
+	}
+	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
+		t.Errorf("the CRM has %d notes, want exactly 1", n)
+	}
+}
+
+func TestDenialAndTwoServers(t *testing.T) {
+	east, west := crmtest.Conn(t, crmtest.Server(t)), crmtest.Conn(t, crmtest.Server(t))
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore())
+	set := newSet(t, agent.Source{Prefix: "east", Tools: crmtest.Toolset(t, east, gate)}, agent.Source{Prefix: "west", Tools: crmtest.Toolset(t, west, nil)})
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "east__update_deal", `{"deal_id":"D-2001","stage":"won"}`}, {"call_2", "west__update_deal", `{"deal_id":"D-2001","note":"west only"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.HasPrefix(r, "Error: ") || !strings.Contains(r, "not this quarter") {
+				t.Errorf("denial = %s", r)
+			}
+			if r := toolResult(t, req, "call_2"); strings.HasPrefix(r, "Error") {
+				t.Errorf("west__update_deal = %s", r)
+			}
+			return reply{text: "OK."}
+		})
+	r := h.runner(set, &memStore{M: map[string][]byte{}})
+	o := drain(t, r.Query(crmtest.Alice(), "Close it in the east, note it in the west.", adk.WithCheckPointID("run-1")))
+	if len(o.interrupts) != 1 {
+		t.Fatalf("want one interrupt: %+v", o)
+	}
+	info := o.interrupts[0].Info.(*mcpeino.ApprovalInfo)
+	if err := gate.Deny(context.Background(), info.ID, "not this quarter"); err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: map[string]any{o.interrupts[0].ID: nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := drain(t, it); o.final != "OK." {
+		t.Fatalf("after denial: %+v", o)
+	}
+	if e, w := crmtest.Notes(t, east, "D-2001", "west only"), crmtest.Notes(t, west, "D-2001", "west only"); e != 0 || w != 1 {
+		t.Errorf("notes: east %d, west %d", e, w)
+	}
+}

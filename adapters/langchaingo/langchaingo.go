@@ -1,0 +1,209 @@
+// Package mcplangchain hands mcpgen's typed, gated MCP tools to langchaingo
+// (github.com/tmc/langchaingo): llms.Tool definitions and a Loop for
+// function calling, with a gated call pausing the loop, and tools.Tool
+// values for langchaingo's agents.
+package mcplangchain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/agent"
+)
+
+// Definitions returns the set's tools as llms.Tool function definitions
+// (strict when the set's dialect is agent.DialectStrict and the schema
+// allows it).
+func Definitions(s *agent.Set) ([]llms.Tool, error) {
+	var out []llms.Tool
+	for _, t := range s.Tools() {
+		var params map[string]any
+		if err := json.Unmarshal(t.InputSchema, &params); err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict,
+		}})
+	}
+	return out, nil
+}
+
+// Calls returns a choice's tool calls.
+func Calls(c *llms.ContentChoice) []agent.Call {
+	var out []agent.Call
+	for _, tc := range c.ToolCalls {
+		if tc.FunctionCall != nil {
+			out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+		}
+	}
+	return out
+}
+
+// AssistantMessage is the choice as the conversation's assistant turn.
+func AssistantMessage(c *llms.ContentChoice) llms.MessageContent {
+	m := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+	if c.Content != "" {
+		m.Parts = append(m.Parts, llms.TextPart(c.Content))
+	}
+	for _, tc := range c.ToolCalls {
+		m.Parts = append(m.Parts, tc)
+	}
+	return m
+}
+
+// ToolMessages answers a turn's calls, one tool message per call in order.
+// langchaingo's tool responses are text: images and resource links arrive
+// as their one-line descriptions, and a failed call's text starts with
+// "Error: ".
+func ToolMessages(results []agent.Result) []llms.MessageContent {
+	out := make([]llms.MessageContent, len(results))
+	for i, r := range results {
+		out[i] = llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+			llms.ToolCallResponse{ToolCallID: r.CallID, Name: r.Name, Content: text(r)},
+		}}
+	}
+	return out
+}
+
+func text(r agent.Result) string {
+	s := agent.TextOf(r.Parts)
+	if s == "" {
+		s = r.Text
+	}
+	if r.IsError {
+		return "Error: " + s
+	}
+	return s
+}
+
+// DefaultMaxTurns bounds a Loop's model requests per Run or Resume.
+const DefaultMaxTurns = 20
+
+// Loop is a function-calling conversation with any llms.Model.
+type Loop struct {
+	Model llms.Model
+	Tools *agent.Set
+	// Options are passed on every request; the loop adds the tools.
+	Options  []llms.CallOption
+	MaxTurns int // default DefaultMaxTurns
+}
+
+// Outcome is where a Run or Resume stopped.
+type Outcome struct {
+	Messages []llms.MessageContent
+	// Final is the model's last choice when the loop ended.
+	Final *llms.ContentChoice
+	// Pause is set instead when calls wait for approval (see agent.Pause).
+	Pause *agent.Pause
+}
+
+// ErrMaxTurns: the model kept calling tools past MaxTurns.
+var ErrMaxTurns = errors.New("mcplangchain: the model kept calling tools past the loop's MaxTurns")
+
+// Run continues the conversation until the model answers without calling
+// tools or a call needs approval.
+func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, error) {
+	defs, err := Definitions(l.Tools)
+	if err != nil {
+		return nil, err
+	}
+	msgs = append([]llms.MessageContent(nil), msgs...)
+	turns := l.MaxTurns
+	if turns <= 0 {
+		turns = DefaultMaxTurns
+	}
+	opts := append(append([]llms.CallOption(nil), l.Options...), llms.WithTools(defs))
+	for range turns {
+		resp, err := l.Model.GenerateContent(ctx, msgs, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if len(resp.Choices) == 0 {
+			return nil, errors.New("mcplangchain: the response has no choices")
+		}
+		c := resp.Choices[0]
+		msgs = append(msgs, AssistantMessage(c))
+		calls := Calls(c)
+		if len(calls) == 0 {
+			return &Outcome{Messages: msgs, Final: c}, nil
+		}
+		results, pause, err := l.Tools.DispatchAll(ctx, calls)
+		if err != nil {
+			return nil, err
+		}
+		if pause != nil {
+			if pause.Conversation, err = json.Marshal(msgs); err != nil {
+				return nil, fmt.Errorf("mcplangchain: encode conversation: %w", err)
+			}
+			return &Outcome{Messages: msgs, Pause: pause}, nil
+		}
+		msgs = append(msgs, ToolMessages(results)...)
+	}
+	return nil, ErrMaxTurns
+}
+
+// Resume continues a paused loop, in this process or a fresh one (see
+// agent.Set.Resume); while approvals are undecided it returns the pause
+// again, with nothing sent to the model.
+func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
+	var msgs []llms.MessageContent
+	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
+		return nil, fmt.Errorf("mcplangchain: pause conversation: %w", err)
+	}
+	results, still, err := l.Tools.Resume(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, nil
+	}
+	return l.Run(ctx, append(msgs, ToolMessages(results)...))
+}
+
+// PendingError is what a tools.Tool returns for a gated call: langchaingo's
+// agents have no way to pause a step, so the executor stops with this
+// error. Approve or deny Approval, then Resume the call (or use Loop,
+// which pauses and resumes the conversation).
+type PendingError struct {
+	Approval *mcpruntime.Approval
+}
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("mcplangchain: the call to %q waits for approval %s", e.Approval.Tool, e.Approval.ID)
+}
+
+// AgentTools returns the set's tools as tools.Tool for langchaingo's agents,
+// which pass the tool's input as one string: it must be the JSON arguments.
+func AgentTools(s *agent.Set) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range s.Tools() {
+		desc := t.Description + " Input: a JSON object matching this schema: " + string(t.InputSchema)
+		out = append(out, &agentTool{set: s, name: t.Name, desc: desc})
+	}
+	return out
+}
+
+type agentTool struct {
+	set        *agent.Set
+	name, desc string
+}
+
+func (a *agentTool) Name() string        { return a.name }
+func (a *agentTool) Description() string { return a.desc }
+
+func (a *agentTool) Call(ctx context.Context, input string) (string, error) {
+	r, err := a.set.Dispatch(ctx, agent.Call{Name: a.name, Arguments: json.RawMessage(input)})
+	if err != nil {
+		return "", err
+	}
+	if r.Pending != nil {
+		return "", &PendingError{Approval: r.Pending}
+	}
+	return text(r), nil
+}

@@ -1,0 +1,210 @@
+package mcpopenai_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
+	"github.com/mcpgen/mcpgen/runtime/agent"
+)
+
+type respItem struct {
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Output json.RawMessage `json:"output"`
+}
+
+type respRequest struct {
+	Input              json.RawMessage `json:"input"`
+	PreviousResponseID string          `json:"previous_response_id"`
+	Tools              []struct {
+		Type   string `json:"type"`
+		Name   string `json:"name"`
+		Strict bool   `json:"strict"`
+	} `json:"tools"`
+	items []respItem
+}
+
+// output is a function_call_output's content as text and image media types.
+func (r *respRequest) output(t *testing.T, callID string) (string, []string) {
+	t.Helper()
+	for _, it := range r.items {
+		if it.Type != "function_call_output" || it.CallID != callID {
+			continue
+		}
+		var parts []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			ImageURL string `json:"image_url"`
+		}
+		if err := json.Unmarshal(it.Output, &parts); err != nil {
+			t.Fatalf("output %s: %v", it.Output, err)
+		}
+		var text []string
+		var images []string
+		for _, p := range parts {
+			if p.Type == "input_image" {
+				images = append(images, p.ImageURL)
+			} else {
+				text = append(text, p.Text)
+			}
+		}
+		return strings.Join(text, "\n"), images
+	}
+	t.Fatalf("no function_call_output for %s", callID)
+	return "", nil
+}
+
+type respStep func(t *testing.T, req *respRequest) reply
+
+// respModel is a Responses API server: it remembers each response's calls
+// so the next request (by previous_response_id) must answer every one.
+type respModel struct {
+	t     *testing.T
+	mu    sync.Mutex
+	steps []respStep
+	n     int
+	calls map[string][]string
+}
+
+func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t := m.t
+	var req respRequest
+	if r.URL.Path != "/v1/responses" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		http.Error(w, `{"error":{"message":"bad request"}}`, 400)
+		return
+	}
+	_ = json.Unmarshal(req.Input, &req.items)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if want := m.calls[req.PreviousResponseID]; len(want) > 0 {
+		var got []string
+		for _, it := range req.items {
+			if it.Type == "function_call_output" {
+				got = append(got, it.CallID)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("function_call_output call_ids %v, want %v", got, want)
+		}
+	}
+	for _, tl := range req.Tools {
+		if tl.Type != "function" || !toolName.MatchString(tl.Name) {
+			t.Errorf("tool %+v", tl)
+		}
+	}
+	if m.n >= len(m.steps) {
+		t.Errorf("unscripted request %d", m.n)
+		http.Error(w, "unscripted", 500)
+		return
+	}
+	s := m.steps[m.n]
+	m.n++
+	id := fmt.Sprintf("resp_%d", m.n)
+	rep := s(t, &req)
+	var out []any
+	var ids []string
+	for _, c := range rep.calls {
+		out = append(out, map[string]any{"type": "function_call", "id": "fc_" + c[0], "call_id": c[0], "name": c[1], "arguments": c[2], "status": "completed"})
+		ids = append(ids, c[0])
+	}
+	if rep.text != "" {
+		out = append(out, map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}})
+	}
+	m.calls[id] = ids
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": id, "object": "response", "created_at": 1, "status": "completed", "model": "gpt-test",
+		"output": out, "parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{},
+	})
+}
+
+func (m *respModel) requests() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+func newResponses(t *testing.T, steps ...respStep) (*respModel, responses.ResponseService) {
+	m := &respModel{t: t, steps: steps, calls: map[string][]string{}}
+	srv := httptest.NewServer(m)
+	t.Cleanup(srv.Close)
+	c := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
+	return m, c.Responses
+}
+
+func userInput(q string) responses.ResponseInputParam {
+	return responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(q, responses.EasyInputMessageRoleUser)}
+}
+
+func TestResponsesLoop(t *testing.T) {
+	url := crmtest.Server(t)
+	dir := t.TempDir()
+	const note = "Via Responses."
+	m, svc := newResponses(t,
+		func(t *testing.T, req *respRequest) reply {
+			return reply{calls: [][3]string{{"call_1", "pipeline_chart", `{}`}, {"call_2", "update_deal", `{"deal_id":"D-2001","note":"` + note + `","stage":null,"amount":null}`}, {"call_3", "get_deal", `{"deal_id":"x"}`}}}
+		},
+		func(t *testing.T, req *respRequest) reply {
+			text, images := req.output(t, "call_1")
+			if !strings.Contains(text, "Pipeline by stage") || len(images) != 1 || !strings.HasPrefix(images[0], "data:image/png;base64,") {
+				t.Errorf("pipeline_chart output: %q, images %d", text, len(images))
+			} else if b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(images[0], "data:image/png;base64,")); err != nil || http.DetectContentType(b) != "image/png" {
+				t.Errorf("image bytes: %v", err)
+			}
+			if text, _ := req.output(t, "call_2"); !strings.Contains(text, "alice: "+note) {
+				t.Errorf("update_deal output: %s", text)
+			}
+			if text, _ := req.output(t, "call_3"); !strings.HasPrefix(text, "Error: ") || !strings.Contains(text, "/deal_id") {
+				t.Errorf("invalid arguments output: %s", text)
+			}
+			return reply{text: "Charted and noted."}
+		})
+	conn1 := crmtest.Conn(t, url)
+	loop1 := &mcpopenai.ResponsesLoop{Client: svc, Params: responses.ResponseNewParams{Model: "gpt-test"},
+		Tools: newSet(t, agent.DialectStrict, agent.Source{Tools: crmtest.Toolset(t, conn1, crmtest.FileGate(t, dir))})}
+	o, err := loop1.Run(crmtest.Alice(), userInput("Chart it and note D-2001."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	stored, _ := json.Marshal(o.Pause)
+
+	conn2 := crmtest.Conn(t, url)
+	gate2 := crmtest.FileGate(t, dir)
+	s2 := newSet(t, agent.DialectStrict, agent.Source{Tools: crmtest.Toolset(t, conn2, gate2)})
+	loop2 := &mcpopenai.ResponsesLoop{Client: svc, Params: responses.ResponseNewParams{Model: "gpt-test"}, Tools: s2}
+	p, err := agent.ParsePause(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := loop2.Resume(crmtest.Alice(), p); err != nil || o.Pause == nil || m.requests() != 1 {
+		t.Fatalf("undecided resume: %+v, %v", o, err)
+	}
+	a := p.Approvals()[0]
+	if err := gate2.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	o, err = loop2.Resume(crmtest.Alice(), p)
+	if err != nil || o.Final == nil || o.Final.OutputText() != "Charted and noted." {
+		t.Fatalf("resumed: %+v, %v", o, err)
+	}
+	if _, still, err := s2.Resume(crmtest.Alice(), p); err != nil || still != nil {
+		t.Errorf("second resume: %v, %v", still, err)
+	}
+	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
+		t.Errorf("the CRM has %d notes, want exactly 1", n)
+	}
+}
