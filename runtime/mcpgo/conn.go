@@ -87,6 +87,7 @@ type config struct {
 	sample         SamplingHandler
 	roots          func(context.Context) ([]Root, error)
 	logger         *slog.Logger
+	wrapRT         []func(http.RoundTripper) http.RoundTripper
 	// hide lists strings (an endpoint URL and its parts, header and
 	// environment values, declared secrets) scrubbed from errors, since
 	// mcp-go's errors quote URLs and servers echo what they were given.
@@ -186,6 +187,14 @@ func WithShutdownGrace(d time.Duration) Option { return func(c *config) { c.grac
 // names (nil: net.DefaultResolver).
 func WithNetworkPolicy(allowPrivate bool, r manager.Resolver) Option {
 	return func(c *config) { c.guard = &GuardedDialer{AllowPrivate: allowPrivate, Resolver: r} }
+}
+
+// WithRoundTripper wraps the HTTP transport of streamable HTTP and SSE
+// connections (under the message cap and the SSRF guard): for
+// authorization (an OAuth client answering 401 and 403), tracing or
+// metrics. f is called once per connection.
+func WithRoundTripper(f func(http.RoundTripper) http.RoundTripper) Option {
+	return func(c *config) { c.wrapRT = append(c.wrapRT, f) }
 }
 
 // WithRawObserver calls f with the raw JSON result of every successful
@@ -393,6 +402,9 @@ func SSE(endpoint string, opts ...Option) *Conn {
 func (c *Conn) httpClient(l *link) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
 	l.closeIdle = hc.CloseIdleConnections
+	for _, f := range c.cfg.wrapRT {
+		hc.Transport = f(hc.Transport)
+	}
 	return hc
 }
 
