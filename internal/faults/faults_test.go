@@ -74,6 +74,9 @@ func serve(mode, on string) int {
 			}
 			out.WriteString("\"}}\n")
 			out.Flush()
+		case req.Method == "server/discover" && mode == "silent":
+			// Never answers a method it does not know, as some servers
+			// predating server/discover do.
 		case req.Method == "server/discover":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`+"\n", req.ID)
 			out.Flush()
@@ -101,9 +104,24 @@ type scenario struct {
 	on    map[string]string
 	http  http.HandlerFunc
 	check func(t *testing.T, err error)
+	stall bool // the server never answers the call: wait only stallTimeout
 }
 
-const timeout = time.Second
+func (s scenario) callTimeout() time.Duration {
+	if s.stall {
+		return stallTimeout
+	}
+	return callTimeout
+}
+
+// timeout bounds connecting (the hang scenario waits it out); callTimeout
+// bounds a call, long enough for a 50 MiB line under the race detector on
+// a loaded machine, short for the stalled stream, which waits it out.
+const (
+	timeout      = time.Second
+	callTimeout  = 20 * time.Second
+	stallTimeout = 2 * time.Second
+)
 
 func TestEveryEntryPointMeetsEveryFaultAlike(t *testing.T) {
 	exe, err := os.Executable()
@@ -124,7 +142,13 @@ func TestEveryEntryPointMeetsEveryFaultAlike(t *testing.T) {
 			if s.http != nil {
 				src = snapshot.Source{ID: "crm", Transport: snapshot.HTTP, URL: serveHTTP(t, s.http)}
 			}
-			_, err := snapshot.Capture(context.Background(), src, snapshot.Options{Timeout: timeout})
+			bound := timeout
+			if s.mode == "exit-mid" || s.mode == "bigline" {
+				bound = callTimeout // the fault comes after the handshake
+			} else if s.stall {
+				bound = stallTimeout
+			}
+			_, err := snapshot.Capture(context.Background(), src, snapshot.Options{Timeout: bound})
 			return err
 		}},
 		{"generated client", func(t *testing.T, s scenario) error {
@@ -136,14 +160,14 @@ func TestEveryEntryPointMeetsEveryFaultAlike(t *testing.T) {
 					mcpgo.WithEnv(modeEnv+"="+s.mode, onEnv+"="+s.on["client"]))
 			}
 			defer conn.Close()
-			_, err := benchdata.NewClient(conn, mcpruntime.WithTimeout(timeout)).GetReport(context.Background(),
+			_, err := benchdata.NewClient(conn, mcpruntime.WithTimeout(s.callTimeout())).GetReport(context.Background(),
 				benchdata.GetReportInput{Region: benchdata.GetReportInputRegionEmea, Quarter: "2026-Q3"})
 			return err
 		}},
 		{"manager", func(t *testing.T, s scenario) error {
 			p := manager.Policy{StdioCommands: []string{"faults-server"}, AllowPrivateNetworks: true}
 			reg := manager.NewRegistry(manager.NewMemoryServerStore(), p)
-			cfg := manager.ServerConfig{ID: "crm", ConnectTimeout: timeout, ToolTimeout: timeout, MaxRetries: manager.NoRetries,
+			cfg := manager.ServerConfig{ID: "crm", ConnectTimeout: timeout, ToolTimeout: s.callTimeout(), MaxRetries: manager.NoRetries,
 				Transport: manager.Transport{Kind: manager.TransportStdio, Command: "faults-server",
 					Env: map[string]string{modeEnv: s.mode, onEnv: s.on["client"]}}}
 			if s.http != nil {
@@ -214,7 +238,7 @@ func TestEveryEntryPointMeetsEveryFaultAlike(t *testing.T) {
 				t.Errorf("the content type is not named: %v", err)
 			}
 		}},
-		{name: "a stalled event stream", http: stalledStream, check: func(t *testing.T, err error) {
+		{name: "a stalled event stream", http: stalledStream, stall: true, check: func(t *testing.T, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, snapshot.ErrTimeout) {
 				t.Errorf("not a timeout: %v", err)
 			}
@@ -311,5 +335,42 @@ func stalledStream(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
+	}
+}
+
+// A stdio server that never answers server/discover still connects, on
+// the protocol it speaks; BenchmarkConnectSilentServer measures what the
+// probe costs it.
+func TestSilentServerConnects(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcpgo.Stdio(exe, nil, mcpgo.WithName("silent"), mcpgo.WithEnv(modeEnv+"=silent"))
+	defer c.Close()
+	names, err := c.ToolNames(context.Background())
+	if err != nil || len(names) != 1 || c.ProtocolVersion() != "2025-06-18" {
+		t.Fatalf("ToolNames = %v, %v (protocol %q)", names, err, c.ProtocolVersion())
+	}
+}
+
+// BenchmarkConnectSilentServer compares connecting to a server that never
+// answers server/discover with one that says it does not know it: the
+// difference is what the discover probe adds (mcp-go alone waits 5 s).
+func BenchmarkConnectSilentServer(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"ok", "silent"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				c := mcpgo.Stdio(exe, nil, mcpgo.WithName(mode), mcpgo.WithEnv(modeEnv+"="+mode), mcpgo.WithShutdownGrace(100*time.Millisecond))
+				if _, err := c.Client(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
 	}
 }

@@ -1,9 +1,15 @@
 package mcpgo_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,5 +93,131 @@ func TestConnHearsToolListChanges(t *testing.T) {
 				t.Errorf("after the change: ToolNames = %v, %v (the cached list was not dropped)", names, err)
 			}
 		})
+	}
+}
+
+// Cancelling a call's context tells the server (notifications/cancelled),
+// which stops the handler: over stdio (mcp-go sends it) and over
+// streamable HTTP on older protocols (where closing the request does not
+// cancel it and mcp-go sends nothing).
+func TestCancelReachesTheServer(t *testing.T) {
+	for _, st := range []struct {
+		name string
+		dial func(t *testing.T, s *server.MCPServer) *mcpgo.Conn
+	}{
+		{"http 2025-11-25", func(t *testing.T, s *server.MCPServer) *mcpgo.Conn {
+			ts := servertest.NewTestStreamableHTTPServer(s, server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20251125))
+			t.Cleanup(ts.Close)
+			return mcpgo.StreamableHTTP(ts.URL + "/mcp")
+		}},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			started, stopped := make(chan struct{}), make(chan struct{})
+			s := server.NewMCPServer("slow", "1", server.WithToolCapabilities(false))
+			s.AddTool(mcp.NewToolWithRawSchema("wait", "waits until cancelled", json.RawMessage(`{"type":"object"}`)),
+				func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					close(started)
+					<-ctx.Done()
+					close(stopped)
+					return nil, ctx.Err()
+				})
+			c := st.dial(t, s)
+			t.Cleanup(func() { c.Close() })
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() { _, err := c.CallTool(ctx, "wait", json.RawMessage(`{}`)); errc <- err }()
+			bound, stop := context.WithTimeout(context.Background(), 30*time.Second)
+			defer stop()
+			select {
+			case <-started:
+			case <-bound.Done():
+				t.Fatal("the call never reached the server")
+			}
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled call: %v", err)
+			}
+			select {
+			case <-stopped:
+			case <-bound.Done():
+				t.Fatal("the server's handler was never cancelled: no notifications/cancelled arrived")
+			}
+		})
+	}
+}
+
+// Over SSE mcp-go's client sends notifications/cancelled itself; the test
+// server's SSE handler does not stop the handler on it, so what is checked
+// is that the notification is sent.
+func TestCancelOverSSE(t *testing.T) {
+	started := make(chan struct{})
+	s := server.NewMCPServer("slow", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewToolWithRawSchema("wait", "waits", json.RawMessage(`{"type":"object"}`)),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			select {
+			case <-ctx.Done():
+			case <-time.After(30 * time.Second):
+			}
+			return mcp.NewToolResultText("late"), nil
+		})
+	sse := server.NewSSEServer(s)
+	cancelled := make(chan struct{})
+	var once sync.Once
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			if bytes.Contains(b, []byte(`"notifications/cancelled"`)) {
+				once.Do(func() { close(cancelled) })
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		sse.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	server.WithBaseURL(ts.URL)(sse)
+	c := mcpgo.SSE(ts.URL + "/sse")
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := c.CallTool(ctx, "wait", json.RawMessage(`{}`)); errc <- err }()
+	bound, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	select {
+	case <-started:
+	case <-bound.Done():
+		t.Fatal("the call never reached the server")
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: %v", err)
+	}
+	select {
+	case <-cancelled:
+	case <-bound.Done():
+		t.Fatal("no notifications/cancelled was sent")
+	}
+}
+
+// Listing follows every page.
+func TestConnListsEveryPage(t *testing.T) {
+	s := server.NewMCPServer("paged", "1", server.WithToolCapabilities(false), server.WithPaginationLimit(2))
+	var want []string
+	for i := range 7 {
+		name := "tool" + string(rune('a'+i))
+		want = append(want, name)
+		s.AddTool(mcp.NewToolWithRawSchema(name, name, json.RawMessage(`{"type":"object"}`)),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("ok"), nil
+			})
+	}
+	ts := servertest.NewTestStreamableHTTPServer(s)
+	t.Cleanup(ts.Close)
+	c := mcpgo.StreamableHTTP(ts.URL + "/mcp")
+	t.Cleanup(func() { c.Close() })
+	names, err := c.ToolNames(context.Background())
+	if err != nil || !slices.Equal(names, want) {
+		t.Errorf("ToolNames = %v, %v; want %v", names, err, want)
 	}
 }

@@ -191,10 +191,9 @@ func TestTaintFromProtocolError(t *testing.T) {
 
 	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), mcpruntime.GateDefault(mcpruntime.GateNever), mcpruntime.GateAfterTaint())
 	mutation := newPlain(kindsDesc, c, mcpruntime.WithGate(gate)) // not annotated read-only
-	_, err = mutation.Invoke(ctx, nil)
-	var are *mcpruntime.ApprovalRequiredError
-	if !errors.As(err, &are) || !strings.Contains(are.Approval.Why, `(from tool "handler_error")`) {
-		t.Errorf("mutation after a JSON-RPC error reached the model: %v", err)
+	gated, err := mutation.Invoke(ctx, nil)
+	if err != nil || gated.Pending == nil || !strings.Contains(gated.Pending.Why, `(from tool "handler_error")`) {
+		t.Errorf("mutation after a JSON-RPC error reached the model: %+v, %v", gated, err)
 	}
 	// A fresh run is not tainted.
 	if _, err := mutation.Invoke(mcpruntime.WithRun(context.Background(), mcpruntime.NewRun("")), nil); err != nil {
@@ -349,9 +348,8 @@ func TestResourceNotJSONAndTaintReason(t *testing.T) {
 	}
 	first, _ := run.Tainted()
 	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), mcpruntime.GateDefault(mcpruntime.GateNever), mcpruntime.GateAfterTaint())
-	_, err := newPlain(kindsDesc, c, mcpruntime.WithGate(gate)).Invoke(ctx, nil)
-	var are *mcpruntime.ApprovalRequiredError
-	if !errors.As(err, &are) || !strings.Contains(are.Approval.Why, fmt.Sprintf("(from resource %q)", first.Resource)) {
-		t.Errorf("approval reason after a resource read: %v", err)
+	gated, err := newPlain(kindsDesc, c, mcpruntime.WithGate(gate)).Invoke(ctx, nil)
+	if err != nil || gated.Pending == nil || !strings.Contains(gated.Pending.Why, fmt.Sprintf("(from resource %q)", first.Resource)) {
+		t.Errorf("approval reason after a resource read: %+v, %v", gated, err)
 	}
 }

@@ -119,6 +119,9 @@ func (t *tap) RequiresLegacyProtocol() bool {
 type httpTap struct {
 	*tap
 	protocol *atomic.Value // string
+	// sse: the answer comes on the shared event stream, so no request
+	// stream ends with a cancellation; it is always a notification.
+	sse bool
 }
 
 func (t httpTap) SetProtocolVersion(v string) {
@@ -127,14 +130,16 @@ func (t httpTap) SetProtocolVersion(v string) {
 }
 
 // SendRequest sends a notifications/cancelled for a request whose context
-// ended before its answer, on protocols before 2026-07-28: there, closing
-// the HTTP request does not cancel it (the specification says a
-// disconnection is not a cancellation), and mcp-go sends nothing over
-// HTTP. On 2026-07-28 ending the request's stream is the cancellation.
+// ended before its answer, over SSE and, over streamable HTTP, on
+// protocols before 2026-07-28: there, closing the HTTP request does not
+// cancel it (the specification says a disconnection is not a
+// cancellation), and mcp-go sends nothing over HTTP transports. On
+// 2026-07-28 over streamable HTTP, ending the request's stream is the
+// cancellation.
 func (t httpTap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.tap.SendRequest(ctx, req)
 	if err != nil && ctx.Err() != nil && req.Method != string(mcp.MethodInitialize) && req.Method != string(mcp.MethodServerDiscover) {
-		if v, _ := t.protocol.Load().(string); v != "" && !mcp.IsModernProtocol(v) {
+		if v, _ := t.protocol.Load().(string); t.sse || (v != "" && !mcp.IsModernProtocol(v)) {
 			n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 				Method: string(mcp.MethodNotificationCancelled),
 				Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": req.ID, "reason": ctx.Err().Error()}},
@@ -152,7 +157,8 @@ func (t httpTap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) 
 func wrap(inner transport.Interface, observe func(string, json.RawMessage)) transport.Interface {
 	t := &tap{Interface: inner, observe: observe}
 	if _, ok := inner.(transport.HTTPConnection); ok {
-		return httpTap{tap: t, protocol: &atomic.Value{}}
+		_, sse := inner.(*transport.SSE)
+		return httpTap{tap: t, protocol: &atomic.Value{}, sse: sse}
 	}
 	return t
 }
