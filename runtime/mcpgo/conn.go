@@ -17,6 +17,27 @@
 //   - a raw tap (WithRawObserver) that sees every result as the server
 //     sent it, since mcp-go's types drop schema keywords.
 //
+// # The client side of the protocol
+//
+// Capabilities are declared only when their handler is given:
+// WithElicitation (form mode, and url mode when asked; defaults from the
+// form's schema fill what the handler leaves out, per SEP-1034;
+// ElicitDefaults and ElicitDeclineAll are ready-made handlers, FormFields
+// lists a form's members for asking a person), WithSampling (the request's
+// messages and model preferences in, the completion out), WithRoots or
+// WithRootsFunc (with Conn.RootsChanged for roots/list_changed).
+// Notifications: mcpruntime.WithProgress on a call's context sets a
+// progress token and receives notifications/progress; WithLogger takes the
+// server's log messages, levels mapped to slog's, and sends logging/setLevel;
+// Subscribe watches a resource (resources/subscribe, or the listen stream on
+// 2026-07-28); WithNotificationHandler sees every notification. Cancelling a
+// call's context sends notifications/cancelled where the protocol needs one
+// (stdio, SSE, streamable HTTP before 2026-07-28). WithProtocolVersion pins
+// the version; otherwise server/discover is tried first, and an answer that
+// is not a discover result, or none, falls back to initialize (after a ping,
+// so a stdio server that ignores unknown methods costs about 100 ms, not
+// the 5 s mcp-go would wait).
+//
 // Failures are typed: a *mcpruntime.ConnectError (with the exit status and
 // stderr tail of a stdio server) when no session could be set up, a
 // *mcpruntime.ConnectionLostError when one ended under a request, and
