@@ -24,7 +24,10 @@ type ResourceReader interface {
 }
 
 // DefaultMaxReadSize bounds one resource read or prompt get unless
-// MaxReadSize says otherwise: 8 MiB.
+// MaxReadSize says otherwise: 8 MiB. The limit counts the response as it
+// arrives, the whole JSON-RPC message: a blob counts base64-encoded, plus
+// the envelope, so a 6.5 MiB blob (8.7 MiB in base64) is refused at the
+// default.
 const DefaultMaxReadSize int64 = 8 << 20
 
 // ResourceDescriptor describes one resource or resource template as
@@ -360,8 +363,12 @@ func newReadOptions(c Caller, opts []ReadOption) readOptions {
 }
 
 // MaxReadSize sets the size limit of one read or prompt (default
-// DefaultMaxReadSize). The connection checks the response's size before
-// decoding it, and the runtime checks the decoded contents again. n <= 0
+// DefaultMaxReadSize; what it counts is described there). The mcpgo
+// session layer enforces it while reading over streamable HTTP and SSE
+// (the response is cut off at the limit, the connection stays); over stdio
+// the connection's message cap (mcpgo.WithMaxMessageBytes, also 8 MiB by
+// default) bounds every line while reading, and this limit is checked on
+// the message read. The runtime checks the decoded contents again. n <= 0
 // means the default.
 func MaxReadSize(n int64) ReadOption {
 	return func(o *readOptions) {

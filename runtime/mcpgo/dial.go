@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/manager"
 
 	"context"
@@ -169,12 +170,25 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	limit, perRead := t.limit, false
+	if rl, ok := mcpruntime.ReadLimit(req.Context()); ok && rl <= limit {
+		// A resource read or prompt with a smaller limit of its own is cut
+		// off at it while being read, not after it is all in memory; the
+		// connection stays (only this answer is refused). A POST's event
+		// stream carries that request's answer only.
+		limit, perRead = rl, true
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" {
-		resp.Body = readCloser{&lineLimit{r: resp.Body, limit: t.limit, onErr: onErr}, resp.Body}
-	} else {
-		resp.Body = readCloser{&totalLimit{r: resp.Body, left: t.limit, limit: t.limit, onErr: onErr}, resp.Body}
+		ll := &lineLimit{r: resp.Body, limit: limit, onErr: onErr}
+		if perRead {
+			ll.onErr = nil
+			ll.failWith = func(error) error { return &mcpruntime.ResourceTooLargeError{Limit: limit, Size: limit + 1} }
+		}
+		resp.Body = readCloser{ll, resp.Body}
+		return resp, nil
 	}
+	resp.Body = readCloser{&totalLimit{r: resp.Body, left: limit, limit: limit, perRead: perRead, onErr: onErr}, resp.Body}
 	return resp, nil
 }
 
@@ -192,11 +206,12 @@ type readCloser struct {
 }
 
 type totalLimit struct {
-	r     io.Reader
-	left  int64
-	limit int64
-	onErr func(error)
-	err   error
+	r       io.Reader
+	left    int64
+	limit   int64
+	perRead bool // the limit is the read's own (a *ResourceTooLargeError), not the connection's
+	onErr   func(error)
+	err     error
 }
 
 func (l *totalLimit) Read(p []byte) (int, error) {
@@ -209,6 +224,10 @@ func (l *totalLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
 	if l.left < 0 {
+		if l.perRead {
+			l.err = &mcpruntime.ResourceTooLargeError{Limit: l.limit, Size: l.limit - l.left}
+			return 0, l.err
+		}
 		l.err = &MessageTooLargeError{Limit: l.limit}
 		l.onErr(l.err)
 		return 0, l.err

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +23,19 @@ import (
 // TestMain re-runs the test binary as that server when MCPGO_FIXTURE is set,
 // so stdio tests talk to a real subprocess.
 func TestMain(m *testing.M) {
+	if os.Getenv("MCPGO_FIXTURE") == "http" {
+		// The fixture over streamable HTTP in a process of its own (so a
+		// test can measure what the client alone allocates); the address
+		// is the first line on stdout.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(ln.Addr().String())
+		_ = http.Serve(ln, server.NewStreamableHTTPServer(fixture()))
+		os.Exit(0)
+	}
 	if mode := os.Getenv("MCPGO_FIXTURE"); mode != "" && mode != "stdio" {
 		os.Exit(guardMain(mode)) // guards_test.go: the recorder server and store clients
 	}
@@ -43,8 +59,16 @@ const (
 	emptyIn    = `{"type":"object","properties":{}}`
 )
 
+// bigResource is the size of the fixture's mem://big resource: past the
+// default read limit and the default message cap.
+const bigResource = 20 << 20
+
 func fixture() *server.MCPServer {
-	s := server.NewMCPServer("fixture", "1.0.0", server.WithToolCapabilities(false))
+	s := server.NewMCPServer("fixture", "1.0.0", server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false))
+	s.AddResource(mcp.NewResource("mem://big", "big", mcp.WithMIMEType("text/plain")),
+		func(_ context.Context, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: r.Params.URI, MIMEType: "text/plain", Text: strings.Repeat("x", bigResource)}}, nil
+		})
 	add := func(name, in, out string, h server.ToolHandlerFunc) {
 		t := mcp.NewToolWithRawSchema(name, "fixture tool "+name, json.RawMessage(in))
 		if out != "" {

@@ -68,6 +68,9 @@ type lineLimit struct {
 	pendingN   int   // bytes of the current chunk still to hand out before failing
 	err        error // sticky: what the consumer sees (io.EOF after a failure)
 	onErr      func(error)
+	// failWith, when set, turns a failure into the error the consumer sees
+	// instead of io.EOF (a read's own limit, which the request reports).
+	failWith func(error) error
 }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
@@ -136,6 +139,9 @@ func (l *lineLimit) cut(i int) int {
 
 func (l *lineLimit) fail(err error) {
 	l.err = io.EOF
+	if l.failWith != nil {
+		l.err = l.failWith(err)
+	}
 	if l.onErr != nil {
 		l.onErr(err)
 		l.onErr = nil

@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -80,6 +81,11 @@ func (c *Conn) request(ctx context.Context, method, what string, send func(conte
 		return nil, &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
 	}
 	if raw == nil {
+		var tl *mcpruntime.ResourceTooLargeError
+		if errors.As(err, &tl) {
+			// Cut off while reading (HTTP): the limit is the read's own.
+			return nil, &mcpruntime.ResourceTooLargeError{What: what, Limit: tl.Limit, Size: tl.Size}
+		}
 		if err != nil {
 			return nil, c.requestError(ctx, l, what, err)
 		}
