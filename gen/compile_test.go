@@ -270,6 +270,9 @@ func compileSchema(r *ir.Root) (*jsonschema.Schema, bool, string) {
 	// format is an annotation for mcpgen (documented, not checked), while
 	// the reference validator asserts it for draft-07; compare without it.
 	dropFormat(doc)
+	if r.Schema.Tolerant() {
+		tolerate(doc)
+	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource("mem:///schema.json", doc); err != nil {
 		return nil, false, err.Error()
@@ -710,4 +713,94 @@ func normNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// tolerate rewrites an output schema into what its generated decoders
+// accept by design (forward compatibility): closed objects open, and an
+// enum (or a oneOf/anyOf of consts) becomes the JSON types of its values.
+func tolerate(s any) {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return
+	}
+	if m["additionalProperties"] == false {
+		delete(m, "additionalProperties")
+	}
+	typesOf := func(vals []any) []any {
+		var ts []any
+		add := func(t string) {
+			if !slices.Contains(ts, any(t)) {
+				ts = append(ts, t)
+			}
+		}
+		for _, v := range vals {
+			switch v := v.(type) {
+			case string:
+				add("string")
+			case float64:
+				if v == float64(int64(v)) {
+					add("integer")
+				} else {
+					add("number")
+				}
+			case bool:
+				add("boolean")
+			case nil:
+				add("null")
+			case []any:
+				add("array")
+			case map[string]any:
+				add("object")
+			}
+		}
+		if slices.Contains(ts, any("number")) {
+			ts = slices.DeleteFunc(ts, func(t any) bool { return t == "integer" })
+		}
+		return ts
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 1 { // one value is a const
+		delete(m, "enum")
+		if _, typed := m["type"]; !typed {
+			m["type"] = typesOf(e)
+		}
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		l, ok := m[k].([]any)
+		if !ok || len(l) == 0 {
+			continue
+		}
+		var consts []any
+		for _, v := range l {
+			vm, ok := v.(map[string]any)
+			c, has := vm["const"]
+			if !ok || !has || len(withoutKeys(vm, "const", "title", "description")) > 0 {
+				consts = nil
+				break
+			}
+			consts = append(consts, c)
+		}
+		if consts != nil {
+			delete(m, k)
+			if _, typed := m["type"]; !typed {
+				m["type"] = typesOf(consts)
+			}
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"} {
+		tolerate(m[k])
+	}
+	for _, k := range []string{"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"} {
+		if mm, ok := m[k].(map[string]any); ok {
+			for _, v := range mm {
+				tolerate(v)
+			}
+		}
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf", "prefixItems", "items"} {
+		if l, ok := m[k].([]any); ok {
+			for _, v := range l {
+				tolerate(v)
+			}
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
@@ -1076,7 +1075,10 @@ func (e GetStructuredContentInputLocation) validate(ptr string, vs *mcpimpl.Viol
 
 // GetStructuredContentOutput is the output (structured content) of the "get-structured-content" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type GetStructuredContentOutput struct {
 	// Temperature in celsius
 	Temperature float64 `json:"temperature"`
@@ -1086,20 +1088,26 @@ type GetStructuredContentOutput struct {
 
 	// Humidity percentage
 	Humidity float64 `json:"humidity"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("temperature", v.Temperature)
 	enc.Member("conditions", v.Conditions)
 	enc.Member("humidity", v.Humidity)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "temperature", "conditions", "humidity")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1117,7 +1125,7 @@ func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("humidity"); ok {
 		mcpimpl.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
 	}
-	m.Unknown("", &vs, "temperature", "conditions", "humidity")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetStructuredContentOutput", "temperature", "conditions", "humidity")
 	return vs.Err("")
 }
 

@@ -6,12 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 	"regexp"
 	"strconv"
 	"unicode/utf8"
-
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
-	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
 
 // This code needs version 1 of the runtime's support package.
@@ -382,7 +381,9 @@ const (
 	GetReportOutputRegionApac GetReportOutputRegion = "apac"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetReportOutputRegion) Valid() bool {
 	switch e {
 	case GetReportOutputRegionEmea, GetReportOutputRegionAmer, GetReportOutputRegionApac:
@@ -393,7 +394,7 @@ func (e GetReportOutputRegion) Valid() bool {
 
 func (e GetReportOutputRegion) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"emea\", \"amer\", \"apac\"")
+		mcpimpl.UnknownEnum("GetReportOutputRegion", e)
 	}
 }
 
@@ -492,7 +493,9 @@ const (
 	GetReportOutputDealsItemStageLost      GetReportOutputDealsItemStage = "lost"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetReportOutputDealsItemStage) Valid() bool {
 	switch e {
 	case GetReportOutputDealsItemStageLead, GetReportOutputDealsItemStageQualified, GetReportOutputDealsItemStageWon, GetReportOutputDealsItemStageLost:
@@ -503,7 +506,7 @@ func (e GetReportOutputDealsItemStage) Valid() bool {
 
 func (e GetReportOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"won\", \"lost\"")
+		mcpimpl.UnknownEnum("GetReportOutputDealsItemStage", e)
 	}
 }
 

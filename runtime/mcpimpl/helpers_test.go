@@ -2,6 +2,7 @@ package mcpimpl
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,32 @@ func TestMergePrefixesPointers(t *testing.T) {
 	vs.Merge("/c", nil)
 	if got := vs.Err("s").Error(); got != "s: /a/b: m" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestKeepUnknown(t *testing.T) {
+	var got []mcpruntime.Unknown
+	mcpruntime.SetUnknownHook(func(u mcpruntime.Unknown) { got = append(got, u) })
+	t.Cleanup(func() { mcpruntime.SetUnknownHook(nil) })
+	var o Object
+	var vs Violations
+	if !o.Decode([]byte(`{"a":1,"z":[true],"b":"x"}`), "", &vs) {
+		t.Fatal(vs.Err(""))
+	}
+	extra := KeepUnknown(&o, "T", "a")
+	if len(extra) != 2 || string(extra["z"]) != "[true]" || string(extra["b"]) != `"x"` {
+		t.Fatalf("kept %v", extra)
+	}
+	if vs.Len() != 0 {
+		t.Fatalf("violations: %v", vs.Err(""))
+	}
+	UnknownEnum("E", "new")
+	UnknownEnum("N", int64(7))
+	want := []mcpruntime.Unknown{{Type: "T", Member: "b"}, {Type: "T", Member: "z"}, {Type: "E", Value: `"new"`}, {Type: "N", Value: "7"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reports %v, want %v", got, want)
+	}
+	if KeepUnknown(&o, "T", "a", "b", "z") != nil {
+		t.Fatal("nothing unknown should give nil")
 	}
 }

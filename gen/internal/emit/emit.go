@@ -35,9 +35,9 @@ func init() {
 	for _, n := range []string{"CanonicalJSON", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
 		"DecodeRawAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "HasMember", "IndexPointer",
-		"JSONKind", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
+		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems",
-		"Unknown", "Violations", "SupportPackageIsVersion1"} {
+		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
 		implNames[n] = true
 	}
 }
@@ -439,7 +439,13 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			doc = append(doc, comment("  - "+l)...)
 		}
 	}
-	if t.Closed {
+	switch {
+	case t.Closed && t.Extra != nil:
+		doc = append(doc, comment("", "The schema closes this object, but a newer release of the server may",
+			"send more: decoding keeps members the schema does not declare in",
+			names.ExtraField+" and reports each name once through",
+			"mcpruntime.SetUnknownHook, never as an error.")...)
+	case t.Closed:
 		doc = append(doc, comment("", "Decoding rejects members the schema does not declare.")...)
 	}
 	decl := jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
@@ -469,7 +475,11 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if len(t.Fields) > 0 {
 				g.Line()
 			}
-			for _, c := range comment(names.ExtraField+" keeps the members the schema does not declare,", "so that nothing is lost in a round trip.") {
+			lines := []string{names.ExtraField + " keeps the members the schema does not declare,", "so that nothing is lost in a round trip."}
+			if t.Closed {
+				lines = []string{names.ExtraField + " keeps the members the schema does not declare", "(sent by a newer release of the server), so that nothing is lost in a", "round trip."}
+			}
+			for _, c := range comment(lines...) {
 				g.Add(c)
 			}
 			g.Id(names.ExtraField).Map(jen.String()).Add(elemRef(t.Extra, t.ExtraNullable)).Tag(map[string]string{"json": "-"})
@@ -537,10 +547,15 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 	}
 	doc := jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
 		Comment("// required member is reported in a *mcpruntime.ValidationError.").Line()
-	if t.Closed {
+	switch {
+	case t.Closed && t.Extra == nil:
 		doc = jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type, missing").Line().
 			Comment("// required member and undeclared member is reported in a").Line().
 			Comment("// *mcpruntime.ValidationError.").Line()
+	case t.Closed:
+		doc = jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
+			Comment("// required member is reported in a *mcpruntime.ValidationError. Undeclared").Line().
+			Comment("// members are kept, not rejected.").Line()
 	}
 	return doc.
 		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
@@ -563,9 +578,12 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 			g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
 				fieldDecode(f).Call(jen.Id("raw"), jen.Op("&").Id("v").Dot(f.GoName), ptr, jen.Op("&").Id("vs")))
 		}
-		if t.Extra != nil {
+		switch {
+		case t.Closed && t.Extra != nil:
+			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("KeepUnknown")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(t.GoName)}, known(t)...)...)
+		case t.Extra != nil:
 			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("ExtraOf")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
-		} else {
+		default:
 			g.Id("m").Dot("Unknown").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)...)
 		}
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
@@ -592,13 +610,23 @@ func (e *emitter) enumDecl(t *ir.Type) []jen.Code {
 			lits = append(lits, v.JSON)
 		}
 	}))
+	validDoc := jen.Comment("// Valid reports whether e is one of the values the schema allows.").Line()
+	if t.Tolerant() {
+		validDoc = jen.Comment("// Valid reports whether e is one of the values the schema lists. A newer").Line().
+			Comment("// release of the server may send others: decoding keeps them, reports each").Line().
+			Comment("// once through mcpruntime.SetUnknownHook, and Valid is false for them.").Line()
+	}
 	out = append(out, jen.Line(),
-		jen.Commentf("// Valid reports whether e is one of the values the schema allows.").Line().
+		validDoc.
 			Func().Params(jen.Id("e").Id(t.GoName)).Id("Valid").Params().Bool().Block(
 			jen.Switch(jen.Id("e")).Block(jen.Case(cases...).Block(jen.Return(jen.True()))),
 			jen.Return(jen.False())),
 		jen.Line(),
 		jen.Func().Params(jen.Id("e").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+			if t.Tolerant() {
+				g.If(jen.Op("!").Id("e").Dot("Valid").Call()).Block(rt("UnknownEnum").Call(jen.Lit(t.GoName), jen.Id("e")))
+				return
+			}
 			g.If(jen.Op("!").Id("e").Dot("Valid").Call()).Block(jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit("must be one of "+strings.Join(lits, ", "))))
 		}),
 	)
@@ -1001,14 +1029,14 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		if cs.HasConst {
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.ConstJSON)).Block(add("must be "+cs.ConstJSON)))
 		}
-		if len(cs.Enum) == 1 {
+		if len(cs.Enum) == 1 && !t.Tolerant() {
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.EnumJSON[0])).Block(add("must be "+cs.EnumJSON[0])))
 		}
 	case ir.Raw:
 		if cs.HasConst {
 			out = append(out, jen.If(rt("CanonicalJSON").Call(x).Op("!=").Lit(cs.Const)).Block(add("must be "+cs.ConstJSON)))
 		}
-		if len(cs.Enum) > 0 {
+		if len(cs.Enum) > 0 && !t.Tolerant() {
 			var lits []jen.Code
 			for _, v := range cs.Enum {
 				lits = append(lits, jen.Lit(v))

@@ -564,8 +564,13 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	t.Kind = Struct
 	t.Named = true
 	t.Closed = closed
-	if !closed {
+	switch {
+	case !closed:
 		t.Extra, t.ExtraNullable = b.extra(d, ap, t, "Extra", n, depth)
+	case d.s.Tolerant():
+		// A compatible server release may add members to a closed output
+		// object: they are kept, never an error (forward compatibility).
+		t.Extra = &Type{Kind: Raw, RawReason: "undeclared member", Loc: Loc{d.s, n.ptr}}
 	}
 	if props != nil {
 		for _, k := range props.keys {

@@ -209,6 +209,15 @@ type Schema struct {
 	Resource bool
 }
 
+// Tolerant reports whether values of this schema come from a server (tool
+// outputs, resource contents): their decoders keep members a closed object
+// does not declare and enum values they do not list, so that bindings
+// survive a compatible server release. Inputs are decoded strictly.
+func (s *Schema) Tolerant() bool { return s != nil && s.Role != "Input" }
+
+// Tolerant reports whether t belongs to a Tolerant schema.
+func (t *Type) Tolerant() bool { return t.Loc.Schema.Tolerant() }
+
 // Root is a built schema: the tool's Input or Output type.
 type Root struct {
 	Schema *Schema
