@@ -22,7 +22,7 @@
 // Pointer, in a *mcpruntime.ValidationError. Structs, unions and named
 // arrays and maps have MarshalJSON/UnmarshalJSON; UnmarshalJSON reports
 // wrong JSON types, null where null is not allowed, missing required
-// members and (for additionalProperties: false) undeclared members, all of
+// members and (for additionalProperties: false on inputs) undeclared members, all of
 // them; Validate reports the value constraints (enum, const, minimum,
 // maximum, exclusive bounds, multipleOf, minLength, maxLength, pattern,
 // minItems, maxItems, uniqueItems, minProperties, maxProperties). The
@@ -89,6 +89,13 @@
 //     prefixItems, dependent*, propertyNames and contains still compile and
 //     are documented on the type as not checked; format is documented,
 //     not checked.
+//   - Outputs (tool outputs, resource contents) decode tolerantly, so that
+//     bindings survive a compatible server release: a closed output object
+//     keeps undeclared members in AdditionalProperties, and an output enum
+//     of several values carries values it does not list (Valid reports
+//     false; Validate does not fail). Each is reported once through
+//     mcpruntime.SetUnknownHook. Inputs stay strict. docs/cli.md states
+//     the rule mcpgen check shares.
 //   - Output schemas may be any JSON value: a string, array, number or
 //     raw output becomes a defined type; one that may be null becomes a
 //     union with a Null variant.

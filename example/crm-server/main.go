@@ -32,12 +32,14 @@ func main() {
 	log.SetFlags(0)
 	addr := flag.String("http", "", "serve streamable HTTP on `addr` instead of stdio")
 	var faults crm.Faults
-	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, or without=TOOL", func(v string) error {
+	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, newer-release, or without=TOOL", func(v string) error {
 		switch name, tool, _ := strings.Cut(v, "="); {
 		case v == "malformed-output":
 			faults.MalformedOutput = true
 		case v == "hang":
 			faults.Hang = true
+		case v == "newer-release":
+			faults.NewerRelease = true
 		case name == "without" && tool != "":
 			faults.Without = append(faults.Without, tool)
 		default:
