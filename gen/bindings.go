@@ -207,7 +207,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 			base := strings.TrimSuffix(path.Base(s.out), ".mcp.go")
 			s.server.Prefix = ident.Ident(base)
 			if s.server.Prefix == "" {
-				errs = append(errs, fmt.Errorf("mcpgen: %s: the input's name has no letters or digits to name its Client after; rename the file", s.in.Name))
+				errs = append(errs, fmt.Errorf("mcpgen: %s: the input's name has no letters, digits or symbols to name its Client after; rename the file", s.in.Name))
 				continue
 			}
 		}

@@ -61,7 +61,7 @@
 //     "null"], anyOf/oneOf [T, {type: null}], enum with null) →
 //     mcpruntime.Nullable[T], which keeps absent, null and value apart.
 //   - enum of strings or numbers → a named type with constants named
-//     <Type><Value> and Valid(). A value without letters or digits, or two
+//     <Type><Value> and Valid(). A value of only spaces, or two
 //     values that normalise to the same name, get <Type>Value<index>
 //     instead, index being the value's position in the schema's enum. Mixed
 //     or boolean enums stay raw JSON or bool, checked by Validate.
@@ -105,11 +105,18 @@
 // Identifiers come from splitting names on non-alphanumerics and case
 // changes, with initialisms upper-cased (user_id and userId → UserID) and
 // an X in front of names that would not start with an upper-case letter.
-// A field named like a generated method (Validate, MarshalJSON,
+// Symbols between words only separate them; symbols before the first
+// word or after the last are spelled, so that names differing by them
+// stay apart: $type → DollarType, @context → AtContext, - → Dash, +1 →
+// Plus1, -1 → Minus1 (a dash before a digit), c++ → CPlusPlus; spaces
+// spell nothing and an underscore only when the name has nothing else
+// (_meta → Meta, _ → Underscore); a symbol outside ASCII is U and its code
+// point. A field named like a generated method (Validate, MarshalJSON,
 // UnmarshalJSON) gets a trailing underscore. Two declarations with the
-// same Go name are an error naming both JSON Pointers, resolved with
-// Config.Renames (a tool's naming name) or Config.GoNames / x-go-name (a
-// pinned identifier); names never depend on the order they are met in.
+// same Go name are an error naming both positions (file:line:col and JSON
+// Pointer), resolved with Config.Renames (a tool's naming name) or
+// Config.GoNames / x-go-name (a pinned identifier); names never depend on
+// the order they are met in.
 //
 // # Regular expressions
 //

@@ -281,11 +281,31 @@ func plan(cfg Config) (*planned, error) {
 	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots, cfg.Gate)
 	errs = append(errs, bErrs2...)
 	probs = append(probs, names.AssignWith(roots, types, decls)...)
+	// The other position of a collision gets its line and column too.
+	lineCol := func(l ir.Loc) string {
+		var e *manifest.Error
+		if ix, ok := overrideIx[l.Schema]; ok {
+			e = ix.Errorf(l.Schema.File, l.Pointer, "x")
+		} else if f, ok := index[l.Schema]; ok {
+			e = f.Errorf(l.Schema.Base+l.Pointer, "x")
+		}
+		if e == nil || e.Line == 0 {
+			return l.Where()
+		}
+		return fmt.Sprintf("%s:%d:%d %s", e.File, e.Line, e.Col, e.Pointer)
+	}
+	problem := func(pr names.Problem) error {
+		msg := pr.Msg
+		if pr.Also != nil {
+			msg = strings.Replace(msg, pr.Also.Where(), lineCol(*pr.Also), 1)
+		}
+		return pos(pr.Loc, msg)
+	}
 	for _, pr := range probs {
-		errs = append(errs, pos(pr.Loc, pr.Msg))
+		errs = append(errs, problem(pr))
 	}
 	for _, pr := range resourceCollisions(resSets, roots, types) {
-		errs = append(errs, pos(pr.Loc, pr.Msg))
+		errs = append(errs, problem(pr))
 	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
 	if len(errs) > 0 {

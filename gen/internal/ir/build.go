@@ -87,7 +87,7 @@ func (b *builder) root(s *Schema) *Root {
 	d.root = n
 	t := &Type{Segment: ident.Ident(s.Bare) + s.Role, Named: true, Loc: Loc{Schema: s}}
 	if t.Segment == s.Role {
-		b.errorf(d, "", "tool name %q has no letters or digits to build a Go name from; add a rename", s.Tool)
+		b.errorf(d, "", "tool name %q has no letters, digits or symbols to build a Go name from; add a rename", s.Tool)
 	}
 	t.Pinned = b.pin(d, n, "")
 	r := &Root{Schema: s, Type: t}
@@ -299,7 +299,7 @@ func (b *builder) ref(d *doc, n *node, depth int) (*Type, bool) {
 	if len(toks) == 3 && (toks[1] == "$defs" || toks[1] == "definitions") {
 		t.DefName = ident.Ident(last)
 		if t.DefName == "" {
-			b.errorf(d, target.ptr, "definition name %q has no letters or digits; pin a Go name", last)
+			b.errorf(d, target.ptr, "definition name %q has no letters, digits or symbols; pin a Go name", last)
 		}
 	}
 	t.Segment = ident.Ident(last)
@@ -583,7 +583,7 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 				Type: &Type{Kind: Raw, RawReason: "required member without a schema", Loc: Loc{d.s, n.ptr}}}
 			f.GoName = ident.Ident(r)
 			if f.GoName == "" {
-				b.errorf(d, n.ptr+"/required", "member name %q has no letters or digits to build a Go name from", r)
+				b.errorf(d, n.ptr+"/required", "member name %q has no letters, digits or symbols to build a Go name from", r)
 			}
 			t.Fields = append(t.Fields, f)
 		}
@@ -608,7 +608,7 @@ func (b *builder) field(d *doc, name string, pn *node, required bool, parent *Ty
 		f.GoName = ident.Ident(name)
 	}
 	if f.GoName == "" {
-		b.errorf(d, pn.ptr, "property name %q has no letters or digits to build a Go name from; pin one (config goNames or x-go-name)", name)
+		b.errorf(d, pn.ptr, "property name %q has no letters, digits or symbols to build a Go name from; pin one (config goNames or x-go-name)", name)
 		f.GoName = "X"
 	}
 	f.Description = pn.getStr("description")

@@ -19,6 +19,9 @@ const ExtraField = "AdditionalProperties"
 type Problem struct {
 	Loc ir.Loc
 	Msg string
+	// Also is the other position of a collision, named in Msg by its
+	// Where; the caller may rewrite that with a line and column.
+	Also *ir.Loc
 }
 
 // Assign gives every named type, enum constant, field and union variant in
@@ -100,10 +103,12 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 			}
 			if other, dup := fields[f.GoName]; dup {
 				where := "the field that keeps undeclared members"
+				var also *ir.Loc
 				if other != nil {
-					where = other.Loc.Where()
+					where = quote(other.JSONName) + " at " + other.Loc.Where()
+					also = &other.Loc
 				}
-				probs = append(probs, Problem{Loc: f.Loc, Msg: "property " + quote(f.JSONName) + " has Go name " + f.GoName +
+				probs = append(probs, Problem{Loc: f.Loc, Also: also, Msg: "property " + quote(f.JSONName) + " has Go name " + f.GoName +
 					", as does " + where + "; pin a different name for one of them (config goNames or x-go-name)"})
 				continue
 			}
@@ -113,10 +118,13 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 	decls = append(decls, extra...)
 	for _, c := range Check(decls) {
 		loc, ok := c.B.Pos.(ir.Loc)
-		if !ok {
-			loc, _ = c.A.Pos.(ir.Loc)
+		pr := Problem{Loc: loc, Msg: c.Message()}
+		if a, aok := c.A.Pos.(ir.Loc); !ok {
+			pr.Loc = a
+		} else if aok {
+			pr.Also = &a
 		}
-		probs = append(probs, Problem{Loc: loc, Msg: c.Message()})
+		probs = append(probs, pr)
 	}
 	return probs
 }
