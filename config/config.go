@@ -56,9 +56,12 @@ type Server struct {
 	Package string
 	// Out is the output directory of the generated code, slash-separated
 	// and relative to the config's directory (default: ID).
-	Out      string
-	Identity *Identity // nil when not configured
-	Gate     *Gate     // nil when not configured
+	Out string
+	// InputExtras gives every open input object of the generated code an
+	// AdditionalProperties field (key inputExtras; default false).
+	InputExtras bool
+	Identity    *Identity // nil when not configured
+	Gate        *Gate     // nil when not configured
 	// Resources configures the generated resource accessors.
 	Resources Resources
 	// Pos is where the server's entry starts in the config file.
@@ -208,7 +211,7 @@ var (
 
 var (
 	topKeys      = []string{"version", "servers"}
-	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources"}
+	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources", "inputExtras"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -360,6 +363,13 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	if f, ok := fs["out"]; ok {
 		if v, ok := d.relPath(f, p); ok {
 			s.Out = v
+		}
+	}
+	if f, ok := fs["inputExtras"]; ok {
+		if f.val.Kind == yaml.ScalarNode && f.val.ShortTag() == "!!bool" {
+			s.InputExtras = strings.EqualFold(f.val.Value, "true")
+		} else {
+			d.errorf(f.val, join(p, "inputExtras"), "expected true or false, found %s", describe(f.val))
 		}
 	}
 	if f, ok := fs["identity"]; ok {

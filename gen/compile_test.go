@@ -192,7 +192,14 @@ func TestGoldenCompiles(t *testing.T) {
 			invoked++
 		}
 		if res.OK {
-			if !sameJSON(v.inst, res.Out) {
+			// An open input that keeps no undeclared members drops them in
+			// a round trip (config inputExtras): the value must come back
+			// without them, with nothing changed or added.
+			if dropsMembers(v.root.Type, map[*ir.Type]bool{}) {
+				if !subsetJSON(res.Out, v.inst) {
+					t.Errorf("%s: round trip changed the value to %s", where, res.Out)
+				}
+			} else if !sameJSON(v.inst, res.Out) {
 				t.Errorf("%s: round trip changed the value to %s", where, res.Out)
 			}
 			if !res.Stable {
@@ -803,4 +810,74 @@ func tolerate(s any) {
 			}
 		}
 	}
+}
+
+// dropsMembers reports whether t or a type in it is an open struct with no
+// field for undeclared members.
+func dropsMembers(t *ir.Type, seen map[*ir.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind == ir.Struct && !t.Closed && t.Extra == nil {
+		return true
+	}
+	if dropsMembers(t.Elem, seen) || dropsMembers(t.Extra, seen) {
+		return true
+	}
+	for _, f := range t.Fields {
+		if dropsMembers(f.Type, seen) {
+			return true
+		}
+	}
+	for _, v := range t.Variants {
+		if dropsMembers(v.Type, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// subsetJSON reports whether a is b with some object members left out:
+// every member of a is in b with a value that is subsetJSON too, arrays
+// have the same length, and scalars are the same value.
+func subsetJSON(a, b []byte) bool {
+	norm := func(data []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return struct{}{}
+		}
+		return normNumbers(v)
+	}
+	var sub func(x, y any) bool
+	sub = func(x, y any) bool {
+		switch x := x.(type) {
+		case map[string]any:
+			ym, ok := y.(map[string]any)
+			if !ok {
+				return false
+			}
+			for k, v := range x {
+				if w, ok := ym[k]; !ok || !sub(v, w) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			ya, ok := y.([]any)
+			if !ok || len(x) != len(ya) {
+				return false
+			}
+			for i := range x {
+				if !sub(x[i], ya[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		return reflect.DeepEqual(x, y)
+	}
+	return sub(norm(a), norm(b))
 }

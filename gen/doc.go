@@ -69,9 +69,14 @@
 //     always sends it and decoding checks it. Other consts are checked.
 //   - Objects with properties → named structs (<Tool>Input<Prop>...,
 //     <...>Item for array elements, <...>Value for map values). Undeclared
-//     members of an open object are kept in AdditionalProperties, typed
-//     when additionalProperties is a schema, so a round trip loses nothing.
-//     An object without properties → map[string]T.
+//     members of an open output object are kept in AdditionalProperties,
+//     typed when additionalProperties is a schema, so a round trip loses
+//     nothing. An open input object has that field only when its schema
+//     constrains undeclared members (an additionalProperties schema,
+//     patternProperties, min/maxProperties) or Config.InputExtras is set;
+//     otherwise decoding ignores them (Go callers never fill such a field,
+//     and a model's arguments are sent as written). An object without
+//     properties → map[string]T.
 //   - $defs and definitions keep their names when the name is unique among
 //     all schemas generated together, else <Root><Name>. Recursive
 //     references work: fields that close a cycle of structs are pointers.

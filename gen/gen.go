@@ -71,6 +71,12 @@ type Config struct {
 	// Gate, when set, becomes a generated GateOptions function giving the
 	// configured approval policies to mcpruntime.NewGate.
 	Gate *GateConfig
+	// InputExtras gives every open input object an AdditionalProperties
+	// field (config inputExtras). Without it an input struct has one only
+	// when its schema constrains undeclared members (an
+	// additionalProperties schema, patternProperties, min/maxProperties);
+	// other undeclared members are ignored when decoding.
+	InputExtras bool
 }
 
 // Gate policies, as in the config file.
@@ -202,7 +208,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member)}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {

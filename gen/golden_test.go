@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.txtar with th
 
 // A golden case is a txtar archive:
 //
-//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs
+//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras
 //	-- in/<name>.json --   one or more inputs
 //	-- instances.json --   optional: [{"tool", "role", "valid": [...], "invalid": [...]}]
 //	-- want/<file>.go --   the generated files, or
@@ -49,6 +49,8 @@ type caseConfig struct {
 	StripArgs map[string][]string        `json:"stripArgs"`
 	Resources map[string]ResourceBinding `json:"resources"`
 	Gate      *GateConfig                `json:"gate"`
+	// InputExtras is Config.InputExtras (config inputExtras).
+	InputExtras bool `json:"inputExtras"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -85,6 +87,7 @@ func loadCases(t *testing.T) []*goldenCase {
 		c.cfg.Package, c.cfg.Renames, c.cfg.GoNames, c.cfg.Overrides, c.cfg.StripArgs = cc.Package, cc.Renames, cc.GoNames, cc.Overrides, cc.StripArgs
 		c.cfg.Resources = cc.Resources
 		c.cfg.Gate = cc.Gate
+		c.cfg.InputExtras = cc.InputExtras
 		out = append(out, c)
 	}
 	return out

@@ -419,22 +419,20 @@ func GateOptions() []mcpruntime.GateOption {
 // The tool's description:
 //
 //	Export contacts as CSV, embedded in the result.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type ExportContactsInput struct {
 	// Only contacts owned by this user id.
 	Owner *string `json:"owner,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ExportContactsInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Owner != nil {
 		enc.Member("owner", v.Owner)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "owner")
 	return enc.Bytes()
 }
 
@@ -450,7 +448,6 @@ func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("owner"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "owner")
 	return vs.Err("")
 }
 

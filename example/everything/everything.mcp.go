@@ -580,20 +580,18 @@ func (c *Client) TriggerLongRunningOperation(ctx context.Context, in TriggerLong
 //	Echo Tool
 //
 //	Echoes back the input string
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type EchoInput struct {
 	// Message to echo
 	Message string `json:"message"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v EchoInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("message", v.Message)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "message")
 	return enc.Bytes()
 }
 
@@ -610,7 +608,6 @@ func (v *EchoInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("message"); ok {
 		mcpimpl.DecodeString[string](raw, &v.Message, "/message", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "message")
 	return vs.Err("")
 }
 
@@ -645,6 +642,9 @@ func DecodeEchoInput(data []byte) (EchoInput, error) {
 //	Get Annotated Message Tool
 //
 //	Demonstrates how annotations can be used to provide metadata about content.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetAnnotatedMessageInput struct {
 	// Type of message to demonstrate different annotation patterns
 	MessageType GetAnnotatedMessageInputMessageType `json:"messageType"`
@@ -652,20 +652,15 @@ type GetAnnotatedMessageInput struct {
 	// Whether to include an example image
 	// Default: false (applied by the server, not by this type).
 	IncludeImage *bool `json:"includeImage,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetAnnotatedMessageInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("messageType", v.MessageType)
 	if v.IncludeImage != nil {
 		enc.Member("includeImage", v.IncludeImage)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "messageType", "includeImage")
 	return enc.Bytes()
 }
 
@@ -685,7 +680,6 @@ func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("includeImage"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "messageType", "includeImage")
 	return vs.Err("")
 }
 
@@ -749,16 +743,14 @@ func (e GetAnnotatedMessageInputMessageType) validate(ptr string, vs *mcpimpl.Vi
 //	Print Environment Tool
 //
 //	Returns all environment variables, helpful for debugging MCP server configuration
-type GetEnvInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type GetEnvInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetEnvInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -771,7 +763,6 @@ func (v *GetEnvInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = GetEnvInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -806,23 +797,21 @@ func DecodeGetEnvInput(data []byte) (GetEnvInput, error) {
 //	Get Resource Links Tool
 //
 //	Returns up to ten resource links that reference different types of resources
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetResourceLinksInput struct {
 	// Number of resource links to return (1-10)
 	// Default: 3 (applied by the server, not by this type).
 	Count *float64 `json:"count,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceLinksInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Count != nil {
 		enc.Member("count", v.Count)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "count")
 	return enc.Bytes()
 }
 
@@ -838,7 +827,6 @@ func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("count"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "count")
 	return vs.Err("")
 }
 
@@ -882,6 +870,9 @@ func DecodeGetResourceLinksInput(data []byte) (GetResourceLinksInput, error) {
 //	Get Resource Reference Tool
 //
 //	Returns a resource reference that can be used by MCP clients
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetResourceReferenceInput struct {
 	// Default: "Text" (applied by the server, not by this type).
 	ResourceType *GetResourceReferenceInputResourceType `json:"resourceType,omitempty"`
@@ -889,13 +880,9 @@ type GetResourceReferenceInput struct {
 	// ID of the text resource to fetch
 	// Default: 1 (applied by the server, not by this type).
 	ResourceID *float64 `json:"resourceId,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.ResourceType != nil {
@@ -904,7 +891,6 @@ func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
 	if v.ResourceID != nil {
 		enc.Member("resourceId", v.ResourceID)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "resourceType", "resourceId")
 	return enc.Bytes()
 }
 
@@ -923,7 +909,6 @@ func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("resourceId"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "resourceType", "resourceId")
 	return vs.Err("")
 }
 
@@ -986,20 +971,18 @@ func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpimpl.
 //	Get Structured Content Tool
 //
 //	Returns structured content along with an output schema for client data validation
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetStructuredContentInput struct {
 	// Choose city
 	Location GetStructuredContentInputLocation `json:"location"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetStructuredContentInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("location", v.Location)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "location")
 	return enc.Bytes()
 }
 
@@ -1016,7 +999,6 @@ func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("location"); ok {
 		mcpimpl.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "location")
 	return vs.Err("")
 }
 
@@ -1160,24 +1142,22 @@ func DecodeGetStructuredContentOutput(data []byte) (GetStructuredContentOutput, 
 //	Get Sum Tool
 //
 //	Returns the sum of two numbers
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetSumInput struct {
 	// First number
 	A float64 `json:"a"`
 
 	// Second number
 	B float64 `json:"b"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetSumInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("a", v.A)
 	enc.Member("b", v.B)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "a", "b")
 	return enc.Bytes()
 }
 
@@ -1197,7 +1177,6 @@ func (v *GetSumInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("b"); ok {
 		mcpimpl.DecodeNumber[float64](raw, &v.B, "/b", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "a", "b")
 	return vs.Err("")
 }
 
@@ -1232,16 +1211,14 @@ func DecodeGetSumInput(data []byte) (GetSumInput, error) {
 //	Get Tiny Image Tool
 //
 //	Returns a tiny MCP logo image.
-type GetTinyImageInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type GetTinyImageInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetTinyImageInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1254,7 +1231,6 @@ func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = GetTinyImageInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1289,6 +1265,9 @@ func DecodeGetTinyImageInput(data []byte) (GetTinyImageInput, error) {
 //	GZip File as Resource Tool
 //
 //	Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GzipFileAsResourceInput struct {
 	// Name of the output file
 	// Default: "README.md.gz" (applied by the server, not by this type).
@@ -1302,13 +1281,9 @@ type GzipFileAsResourceInput struct {
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	// Default: "resourceLink" (applied by the server, not by this type).
 	OutputType *GzipFileAsResourceInputOutputType `json:"outputType,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Name != nil {
@@ -1320,7 +1295,6 @@ func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 	if v.OutputType != nil {
 		enc.Member("outputType", v.OutputType)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "name", "data", "outputType")
 	return enc.Bytes()
 }
 
@@ -1342,7 +1316,6 @@ func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("outputType"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "name", "data", "outputType")
 	return vs.Err("")
 }
 
@@ -1407,6 +1380,9 @@ func (e GzipFileAsResourceInputOutputType) validate(ptr string, vs *mcpimpl.Viol
 //	Simulate Research Query
 //
 //	Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type SimulateResearchQueryInput struct {
 	// The research topic to investigate
 	Topic string `json:"topic"`
@@ -1414,20 +1390,15 @@ type SimulateResearchQueryInput struct {
 	// Simulate an ambiguous query that requires clarification (triggers input_required status)
 	// Default: false (applied by the server, not by this type).
 	Ambiguous *bool `json:"ambiguous,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v SimulateResearchQueryInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("topic", v.Topic)
 	if v.Ambiguous != nil {
 		enc.Member("ambiguous", v.Ambiguous)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "topic", "ambiguous")
 	return enc.Bytes()
 }
 
@@ -1447,7 +1418,6 @@ func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("ambiguous"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "topic", "ambiguous")
 	return vs.Err("")
 }
 
@@ -1482,16 +1452,14 @@ func DecodeSimulateResearchQueryInput(data []byte) (SimulateResearchQueryInput, 
 //	Toggle Simulated Logging
 //
 //	Toggles simulated, random-leveled logging on or off.
-type ToggleSimulatedLoggingInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type ToggleSimulatedLoggingInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSimulatedLoggingInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1504,7 +1472,6 @@ func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = ToggleSimulatedLoggingInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1539,16 +1506,14 @@ func DecodeToggleSimulatedLoggingInput(data []byte) (ToggleSimulatedLoggingInput
 //	Toggle Subscriber Updates
 //
 //	Toggles simulated resource subscription updates on or off.
-type ToggleSubscriberUpdatesInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type ToggleSubscriberUpdatesInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSubscriberUpdatesInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1561,7 +1526,6 @@ func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = ToggleSubscriberUpdatesInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1596,6 +1560,9 @@ func DecodeToggleSubscriberUpdatesInput(data []byte) (ToggleSubscriberUpdatesInp
 //	Trigger Long Running Operation Tool
 //
 //	Demonstrates a long running operation with progress updates.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type TriggerLongRunningOperationInput struct {
 	// Duration of the operation in seconds
 	// Default: 10 (applied by the server, not by this type).
@@ -1604,13 +1571,9 @@ type TriggerLongRunningOperationInput struct {
 	// Number of steps in the operation
 	// Default: 5 (applied by the server, not by this type).
 	Steps *float64 `json:"steps,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Duration != nil {
@@ -1619,7 +1582,6 @@ func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
 	if v.Steps != nil {
 		enc.Member("steps", v.Steps)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "duration", "steps")
 	return enc.Bytes()
 }
 
@@ -1638,7 +1600,6 @@ func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("steps"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "duration", "steps")
 	return vs.Err("")
 }
 

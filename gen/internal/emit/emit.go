@@ -447,6 +447,9 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			"mcpruntime.SetUnknownHook, never as an error.")...)
 	case t.Closed:
 		doc = append(doc, comment("", "Decoding rejects members the schema does not declare.")...)
+	case t.Extra == nil:
+		doc = append(doc, comment("", "Decoding ignores members the schema does not declare (config",
+			"inputExtras keeps them).")...)
 	}
 	decl := jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for i, f := range t.Fields {
@@ -583,7 +586,7 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("KeepUnknown")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(t.GoName)}, known(t)...)...)
 		case t.Extra != nil:
 			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("ExtraOf")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
-		default:
+		case t.Closed:
 			g.Id("m").Dot("Unknown").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)...)
 		}
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))

@@ -564,7 +564,13 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	t.Kind = Struct
 	t.Named = true
 	t.Closed = closed
+	keepAll := d.s.Role != "Input" || d.s.InputExtras || (ap != nil && !(ap.kind == 'b' && ap.b)) ||
+		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil
 	switch {
+	case !closed && !keepAll:
+		// An input that says nothing of undeclared members gets no field
+		// for them: callers never fill it. Decoding ignores them (a
+		// model's arguments are sent as the model wrote them).
 	case !closed:
 		t.Extra, t.ExtraNullable = b.extra(d, ap, t, "Extra", n, depth)
 	case d.s.Tolerant():

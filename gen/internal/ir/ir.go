@@ -82,7 +82,9 @@ type Type struct {
 	// Struct members in schema order.
 	Fields []*Field
 	// Extra is the type of undeclared members of a Struct, kept in an
-	// AdditionalProperties map; nil when the object is closed.
+	// AdditionalProperties map; nil when the object is closed (an input),
+	// or when it is an open input that does not constrain them (they are
+	// then ignored; Schema.InputExtras).
 	Extra         *Type
 	ExtraNullable bool
 	Closed        bool
@@ -204,6 +206,10 @@ type Schema struct {
 	PinsUsed map[string]bool
 	// Strip lists properties removed from the root object.
 	Strip []string
+	// InputExtras keeps an AdditionalProperties field on every open input
+	// object (config inputExtras); without it an input object has one only
+	// when the schema constrains undeclared members.
+	InputExtras bool
 	// Resource marks the content schema a config binding gives a resource
 	// (Tool is then the resource's uri or uriTemplate, Role "Content").
 	Resource bool
