@@ -90,6 +90,11 @@
 //   - allOf → merged into one schema (properties and required united,
 //     bounds tightened, several patterns all checked). Parts that cannot
 //     be merged → json.RawMessage with the reason.
+//   - Raw JSON fields say why they are raw in a comment, also when the
+//     raw values are the items or values of an array or map. A required
+//     raw member must be set (Validate reports a nil one, which would be
+//     sent as null); where the schema refuses null (a union kept raw, a
+//     mixed enum without null), decoding and Validate refuse it.
 //   - {} and true → json.RawMessage. not, if/then/else, patternProperties,
 //     prefixItems, dependent*, propertyNames and contains still compile and
 //     are documented on the type as not checked; format is documented,

@@ -34,7 +34,7 @@ var implNames = map[string]bool{}
 func init() {
 	for _, n := range []string{"CanonicalJSON", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
-		"DecodeRawAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "HasMember", "IndexPointer",
+		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
@@ -272,6 +272,9 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 		case ir.String, ir.Integer, ir.Number, ir.Boolean:
 			return scalarDecode(t.Kind).Types(jen.Id(t.GoName))
 		case ir.Raw:
+			if t.NotNull {
+				return rt("DecodeRawValueAs").Types(jen.Id(t.GoName))
+			}
 			return rt("DecodeRawAs").Types(jen.Id(t.GoName))
 		case ir.Union:
 			for _, v := range t.Variants {
@@ -295,6 +298,9 @@ func decodeUnderlying(t *ir.Type) *jen.Statement {
 		return rt("SliceOf").Call(elemDecode(t.Elem, t.ElemNullable))
 	case ir.Map:
 		return rt("MapOf").Call(elemDecode(t.Elem, t.ElemNullable))
+	}
+	if t.NotNull {
+		return rt("DecodeRawValue")
 	}
 	return rt("DecodeRaw")
 }
@@ -406,6 +412,9 @@ func fieldDoc(f *ir.Field) []string {
 	if f.Type.Kind == ir.Raw && f.Type.RawReason != "" && f.Fixed == "" && !f.Type.Named {
 		lines = append(lines, "Raw JSON: "+f.Type.RawReason+".")
 	}
+	if r := rawElemReason(f.Type); r != "" {
+		lines = append(lines, r)
+	}
 	if f.Type.Format != "" && !f.Type.Named {
 		lines = append(lines, "Format: "+f.Type.Format+" (not checked).")
 	}
@@ -422,6 +431,28 @@ func fieldDoc(f *ir.Field) []string {
 		lines = append(lines, "Required: it must be set, to a value or to null.")
 	}
 	return lines
+}
+
+// rawElemReason says why the items or values of an unnamed array or map
+// (of arrays or maps...) are raw JSON, or "" when they are not.
+func rawElemReason(t *ir.Type) string {
+	what := ""
+	for t != nil && !t.Named && (t.Kind == ir.Array || t.Kind == ir.Map) {
+		w := "Items"
+		if t.Kind == ir.Map {
+			w = "Values"
+		}
+		if what == "" {
+			what = w
+		} else {
+			what += " of the " + strings.ToLower(w)
+		}
+		t = t.Elem
+	}
+	if what == "" || t == nil || t.Kind != ir.Raw || t.RawReason == "" || t.Named {
+		return ""
+	}
+	return what + " are raw JSON: " + t.RawReason + "."
 }
 
 func (e *emitter) structDecl(t *ir.Type) []jen.Code {
@@ -860,6 +891,15 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			missing := jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(fmt.Sprintf("missing required member %q", f.JSONName)))
 			switch fieldRep(f) {
 			case repValue:
+				if f.Type.Kind == ir.Raw {
+					// A raw member left nil would be sent as null.
+					if body := c.checks(f.Type, fv, ptr, 0, false); len(body) > 0 {
+						g.If(fv.Clone().Op("==").Nil()).Block(missing).Else().Block(body...)
+					} else {
+						g.If(fv.Clone().Op("==").Nil()).Block(missing)
+					}
+					continue
+				}
 				addAll(g, c.checks(f.Type, fv, ptr, 0, false))
 			case repNilable:
 				if body := c.checks(f.Type, fv, ptr, 0, false); len(body) > 0 {
@@ -1036,6 +1076,9 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.EnumJSON[0])).Block(add("must be "+cs.EnumJSON[0])))
 		}
 	case ir.Raw:
+		if t.NotNull {
+			out = append(out, jen.If(rt("JSONKind").Call(x).Op("==").Lit("null")).Block(add("unexpected null")))
+		}
 		if cs.HasConst {
 			out = append(out, jen.If(rt("CanonicalJSON").Call(x).Op("!=").Lit(cs.Const)).Block(add("must be "+cs.ConstJSON)))
 		}

@@ -576,7 +576,7 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	case d.s.Tolerant():
 		// A compatible server release may add members to a closed output
 		// object: they are kept, never an error (forward compatibility).
-		t.Extra = &Type{Kind: Raw, RawReason: "undeclared member", Loc: Loc{d.s, n.ptr}}
+		t.Extra = &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: Loc{d.s, n.ptr}}
 	}
 	if props != nil {
 		for _, k := range props.keys {
@@ -598,7 +598,7 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 
 func (b *builder) extra(d *doc, ap *node, parent *Type, seg string, n *node, depth int) (*Type, bool) {
 	if ap == nil || (ap.kind == 'b' && ap.b) {
-		return &Type{Kind: Raw, RawReason: "undeclared member", Loc: Loc{d.s, n.ptr}}, false
+		return &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: Loc{d.s, n.ptr}}, false
 	}
 	if ap.kind == 'b' {
 		return &Type{Kind: Raw, RawReason: "no member is allowed", Loc: Loc{d.s, ap.ptr}}, false

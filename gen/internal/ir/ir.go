@@ -101,6 +101,10 @@ type Type struct {
 	Discriminator string
 
 	RawReason string
+	// NotNull (Raw only): the schema refuses null here, which the raw
+	// decoder then refuses too (a union fallback or mixed enum without a
+	// null).
+	NotNull bool
 
 	C Constraints
 }

@@ -190,7 +190,7 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			continue
 		}
 		if g != "object" {
-			t.Kind, t.RawReason = Raw, undiscriminated
+			t.Kind, t.RawReason, t.NotNull = Raw, undiscriminated, !nullable
 			return nullable
 		}
 		if m, vals, ok := discriminator(infos, idx); ok {
@@ -202,7 +202,7 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		}
 		us, ok := uniqueRequired(infos, idx)
 		if !ok {
-			t.Kind, t.RawReason = Raw, undiscriminated
+			t.Kind, t.RawReason, t.NotNull = Raw, undiscriminated, !nullable
 			return nullable
 		}
 		for i, u := range us {
@@ -430,7 +430,7 @@ func (b *builder) enum(d *doc, n, enum *node, t *Type, types []string) bool {
 	case allBool && allows("boolean"):
 		t.Kind = Boolean
 	default:
-		t.Kind, t.RawReason = Raw, "the enum mixes JSON types"
+		t.Kind, t.RawReason, t.NotNull = Raw, "the enum mixes JSON types", !nullable
 	}
 	b.constraints(d, n, t)
 	for _, v := range vals {
