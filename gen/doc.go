@@ -81,11 +81,21 @@
 //     all schemas generated together, else <Root><Name>. Recursive
 //     references work: fields that close a cycle of structs are pointers.
 //   - oneOf/anyOf → a sum type (unexported variant fields, As<V>/Set<V>
-//     methods, MarshalJSON/UnmarshalJSON) when the variants can be told
-//     apart by JSON type, by a const member every variant requires, or by a
-//     required member unique to each variant (for oneOf, an object with
-//     more than one such member is a violation). A oneOf/anyOf of consts
-//     is an enum. Otherwise → json.RawMessage, with a comment saying why;
+//     methods, MarshalJSON/UnmarshalJSON). A variant that is itself a
+//     oneOf/anyOf (directly or through a $ref) is flattened into the outer
+//     union; a duplicate variant of an anyOf is dropped. Variants are told
+//     apart by JSON type, then, among objects, by a const member every
+//     variant requires, or by a required member unique to each variant
+//     (for oneOf, an object with more than one such member is a
+//     violation). Variants of one JSON type that none of these tells apart
+//     are tried in a documented order, the most specific first (objects:
+//     more required members, then closed before open, then more declared
+//     properties; other types: more constraint keywords; then schema
+//     order): each decodes and validates the value on its own, anyOf takes
+//     the first that accepts it, and oneOf needs exactly one to. Object
+//     variants keep undeclared members, which can decide the variant. A
+//     oneOf/anyOf of consts is an enum. A union with a variant that does
+//     not say its JSON type → json.RawMessage, with a comment saying why;
 //     such values are not checked.
 //   - allOf → merged into one schema (properties and required united,
 //     bounds tightened, several patterns all checked). Parts that cannot

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
@@ -724,7 +726,21 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 		kinds = append(kinds, v.GoName)
 	}
 	how := "by the JSON type of the value"
-	if t.Discriminator != "" {
+	var tried []string
+	for _, v := range t.Variants {
+		if v.Try > 0 {
+			tried = append(tried, v.GoName)
+		}
+	}
+	if len(tried) > 0 {
+		slices.SortFunc(tried, func(a, b string) int {
+			return variantTry(t, a) - variantTry(t, b)
+		})
+		how = "by the JSON type and, where that is not enough, by trying " + strings.Join(tried, ", ") + " in that order (the most specific first)"
+		if t.OneOf {
+			how += "; exactly one must accept the value"
+		}
+	} else if t.Discriminator != "" {
 		how = fmt.Sprintf("by the JSON type and, for objects, by the %q member", t.Discriminator)
 	} else {
 		for _, v := range t.Variants {
@@ -788,6 +804,15 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 	return out
 }
 
+func variantTry(t *ir.Type, name string) int {
+	for _, v := range t.Variants {
+		if v.GoName == name {
+			return v.Try
+		}
+	}
+	return 0
+}
+
 func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 	byKind := map[string][]*ir.Variant{}
 	var order []string
@@ -819,6 +844,10 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 						for _, st := range set(vs[0]) {
 							c.Add(st)
 						}
+						return
+					}
+					if vs[0].Try > 0 {
+						e.tryVariants(c, t, vs)
 						return
 					}
 					if t.Discriminator != "" {
@@ -860,6 +889,57 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 		g.Op("*").Id("u").Op("=").Id("out")
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
 	})
+}
+
+// tryVariants decodes data with each variant in their try order, each
+// with its own violations: anyOf takes the first that accepts the value,
+// oneOf needs exactly one to.
+func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
+	vs = slices.Clone(vs)
+	slices.SortFunc(vs, func(a, b *ir.Variant) int { return a.Try - b.Try })
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.GoName)
+	}
+	ck := &checker{e: e, owner: t.GoName + "Try" + ident.Ident(vs[0].JSONKind)}
+	accepts := func(v *ir.Variant) jen.Code {
+		return jen.Func().Params().Op("*").Add(typeRef(v.Type)).BlockFunc(func(f *jen.Group) {
+			f.Id("vs").Op(":=").New(rt("Violations"))
+			f.Id("x").Op(":=").New(typeRef(v.Type))
+			f.Add(decodeFn(v.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
+			if body := ck.checks(v.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
+				f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
+			}
+			f.If(jen.Id("vs").Dot("Len").Call().Op(">").Lit(0)).Block(jen.Return(jen.Nil()))
+			f.Return(jen.Id("x"))
+		}).Call()
+	}
+	if !t.OneOf {
+		var st *jen.Statement
+		for i, v := range vs {
+			cond := jen.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x"))
+			if i == 0 {
+				st = cond
+			} else {
+				st = st.Else().Add(cond)
+			}
+		}
+		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(names, ", "))))
+		c.Add(st)
+		return
+	}
+	c.Id("n").Op(":=").Lit(0)
+	for _, v := range vs {
+		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
+			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
+			jen.Id("n").Op("++"))
+	}
+	c.Switch().Block(
+		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(names, ", ")))),
+		jen.Case(jen.Id("n").Op(">").Lit(1)).Block(
+			jen.Id("out").Op("=").Id(t.GoName).Values(),
+			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(names, ", ")))),
+	)
 }
 
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {

@@ -148,7 +148,11 @@ type Variant struct {
 	JSONKind string // object, array, string, number, boolean, null
 	Disc     string // canonical const value of the discriminator
 	Unique   string // required member unique to this variant
-	Loc      Loc
+	// Try is the variant's place (from 1) in the order variants of its
+	// JSON type are tried in when nothing else tells them apart; 0 when
+	// not tried.
+	Try int
+	Loc Loc
 }
 
 // Num is a numeric bound as written in the schema.
