@@ -80,8 +80,11 @@
 //   - $defs and definitions keep their names when the name is unique among
 //     all schemas generated together, else <Root><Name>. Recursive
 //     references work: fields that close a cycle of structs are pointers.
-//   - oneOf/anyOf → a sum type (unexported variant fields, As<V>/Set<V>
-//     methods, MarshalJSON/UnmarshalJSON). A variant that is itself a
+//   - oneOf/anyOf → a sum type: a struct with unexported variant fields,
+//     a constructor per variant (<Union>Of<V>(v), so a value is written in
+//     one expression: Shape: DrawInputShapeOfCircle(DrawInputShapeCircle{Radius: 1})),
+//     As<V> and Set<V> methods, MarshalJSON/UnmarshalJSON, and Validate
+//     reporting a zero value (no variant set). A variant that is itself a
 //     oneOf/anyOf (directly or through a $ref) is flattened into the outer
 //     union; a duplicate variant of an anyOf is dropped. Variants are told
 //     apart by JSON type, then, among objects, by a const member every
@@ -137,6 +140,18 @@
 // Pointer), resolved with Config.Renames (a tool's naming name) or
 // Config.GoNames / x-go-name (a pinned identifier); names never depend on
 // the order they are met in.
+//
+// # Why unions are structs with constructors
+//
+// protobuf-go writes a oneof as an interface field with one wrapper struct
+// per variant (&pb.Shape_Circle{Circle: &pb.Circle{...}}); ogen writes a sum
+// type as a struct with one field per variant and a constructor per
+// variant. mcpgen follows ogen: one Go type per union carries the
+// MarshalJSON, UnmarshalJSON and Validate methods (which a tool's root
+// output needs, and an interface cannot carry), scalar and array variants
+// need no wrapper types, and constructors make every value one expression.
+// The price is a zero value with no variant, which Validate reports
+// before a call is made.
 //
 // # Regular expressions
 //

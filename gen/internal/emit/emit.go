@@ -750,7 +750,7 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}
-	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set; use the As and Set methods.", strings.Join(kinds, ", "), how))...)
+	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))...)
 	out = append(out, jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for _, v := range t.Variants {
 			if v.Type.Kind == ir.Null {
@@ -760,6 +760,20 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}))
+	for _, v := range t.Variants {
+		ctor := t.GoName + "Of" + v.GoName
+		if v.Type.Kind == ir.Null {
+			out = append(out, jen.Line(),
+				jen.Commentf("// %s returns the null value.", ctor).Line().
+					Func().Id(ctor).Params().Id(t.GoName).Block(
+					jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()}))))
+			continue
+		}
+		out = append(out, jen.Line(),
+			jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(
+				jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")}))))
+	}
 	for _, v := range t.Variants {
 		f := jen.Id("u").Dot(variantField(v))
 		if v.Type.Kind == ir.Null {

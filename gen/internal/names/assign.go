@@ -89,6 +89,8 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 		}
 		for _, v := range t.Variants {
 			v.GoName = v.Segment
+			// The variant's constructor, <Union>Of<Variant>.
+			decls = append(decls, Decl{Name: t.GoName + "Of" + v.GoName, Where: v.Loc.Where() + " (constructor)", Pos: v.Loc})
 		}
 		fields := map[string]*ir.Field{}
 		if t.Kind == ir.Struct && t.Extra != nil {
