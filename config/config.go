@@ -60,8 +60,11 @@ type Server struct {
 	// InputExtras gives every open input object of the generated code an
 	// AdditionalProperties field (key inputExtras; default false).
 	InputExtras bool
-	Identity    *Identity // nil when not configured
-	Gate        *Gate     // nil when not configured
+	// KeepShapesApart keeps structurally identical inline objects separate
+	// types (key keepShapesApart; default false: they are shared).
+	KeepShapesApart bool
+	Identity        *Identity // nil when not configured
+	Gate            *Gate     // nil when not configured
 	// Resources configures the generated resource accessors.
 	Resources Resources
 	// Pos is where the server's entry starts in the config file.
@@ -211,7 +214,7 @@ var (
 
 var (
 	topKeys      = []string{"version", "servers"}
-	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources", "inputExtras"}
+	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources", "inputExtras", "keepShapesApart"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -365,11 +368,13 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 			s.Out = v
 		}
 	}
-	if f, ok := fs["inputExtras"]; ok {
-		if f.val.Kind == yaml.ScalarNode && f.val.ShortTag() == "!!bool" {
-			s.InputExtras = strings.EqualFold(f.val.Value, "true")
-		} else {
-			d.errorf(f.val, join(p, "inputExtras"), "expected true or false, found %s", describe(f.val))
+	for key, dst := range map[string]*bool{"inputExtras": &s.InputExtras, "keepShapesApart": &s.KeepShapesApart} {
+		if f, ok := fs[key]; ok {
+			if f.val.Kind == yaml.ScalarNode && f.val.ShortTag() == "!!bool" {
+				*dst = strings.EqualFold(f.val.Value, "true")
+			} else {
+				d.errorf(f.val, join(p, key), "expected true or false, found %s", describe(f.val))
+			}
 		}
 	}
 	if f, ok := fs["identity"]; ok {

@@ -77,6 +77,12 @@
 //     otherwise decoding ignores them (Go callers never fill such a field,
 //     and a model's arguments are sent as written). An object without
 //     properties → map[string]T.
+//   - Structurally identical inline objects of one input (the memory
+//     server's five entity schemas) become one named type, named by the
+//     segments every copy's name ends with (EntitiesItem) when that is
+//     free, else after the copy that comes first by tool, role and JSON
+//     Pointer; inputs and outputs never share. Config.KeepShapesApart
+//     turns this off.
 //   - $defs and definitions keep their names when the name is unique among
 //     all schemas generated together, else <Root><Name>. Recursive
 //     references work: fields that close a cycle of structs are pointers.

@@ -77,6 +77,10 @@ type Config struct {
 	// additionalProperties schema, patternProperties, min/maxProperties);
 	// other undeclared members are ignored when decoding.
 	InputExtras bool
+	// KeepShapesApart turns off sharing (config keepShapesApart):
+	// otherwise structurally identical inline objects of one input become
+	// one named type (see ir.Share).
+	KeepShapesApart bool
 }
 
 // Gate policies, as in the config file.
@@ -279,6 +283,20 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
+	if !cfg.KeepShapesApart {
+		// Naming once without sharing tells which names are taken.
+		_ = names.Assign(roots, types)
+		taken := map[string]bool{}
+		for _, t := range types {
+			taken[t.GoName] = true
+			t.GoName = ""
+		}
+		ir.Share(roots, taken)
+		seen, types = map[*ir.Type]bool{}, nil
+		for _, r := range roots {
+			types = append(types, ir.Named(r.Type, seen)...)
+		}
+	}
 	var resSets []*resourceSet
 	for _, s := range srcs {
 		s.res.attach(roots)

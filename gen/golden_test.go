@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.txtar with th
 
 // A golden case is a txtar archive:
 //
-//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras
+//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras, keepShapesApart
 //	-- in/<name>.json --   one or more inputs
 //	-- instances.json --   optional: [{"tool", "role", "valid": [...], "invalid": [...]}]
 //	-- want/<file>.go --   the generated files, or
@@ -51,6 +51,8 @@ type caseConfig struct {
 	Gate      *GateConfig                `json:"gate"`
 	// InputExtras is Config.InputExtras (config inputExtras).
 	InputExtras bool `json:"inputExtras"`
+	// KeepShapesApart is Config.KeepShapesApart (config keepShapesApart).
+	KeepShapesApart bool `json:"keepShapesApart"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -88,6 +90,7 @@ func loadCases(t *testing.T) []*goldenCase {
 		c.cfg.Resources = cc.Resources
 		c.cfg.Gate = cc.Gate
 		c.cfg.InputExtras = cc.InputExtras
+		c.cfg.KeepShapesApart = cc.KeepShapesApart
 		out = append(out, c)
 	}
 	return out
