@@ -25,7 +25,8 @@
 // members and (for additionalProperties: false on inputs) undeclared members, all of
 // them; Validate reports the value constraints (enum, const, minimum,
 // maximum, exclusive bounds, multipleOf, minLength, maxLength, pattern,
-// minItems, maxItems, uniqueItems, minProperties, maxProperties). The
+// minItems, maxItems, uniqueItems, minProperties, maxProperties,
+// dependentRequired). The
 // checks are generated code, not a schema interpreter.
 //
 // # Bindings
@@ -114,10 +115,13 @@
 //     raw member must be set (Validate reports a nil one, which would be
 //     sent as null); where the schema refuses null (a union kept raw, a
 //     mixed enum without null), decoding and Validate refuse it.
-//   - {} and true → json.RawMessage. not, if/then/else, patternProperties,
-//     prefixItems, dependent*, propertyNames and contains still compile and
-//     are documented on the type as not checked; format is documented,
-//     not checked.
+//   - {} and true → json.RawMessage. dependentRequired (and draft-07
+//     dependencies listing member names) is checked by Validate, on
+//     declared and undeclared members (an input object with it keeps
+//     AdditionalProperties). not, if/then/else, patternProperties,
+//     prefixItems, dependentSchemas, propertyNames and contains still
+//     compile and are documented on the type as not checked; format is
+//     documented, not checked.
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that
 //     bindings survive a compatible server release: a closed output object
 //     keeps undeclared members in AdditionalProperties, and an output enum

@@ -223,3 +223,10 @@ func EqualJSON(a, b []byte) bool {
 func QuoteList(values ...string) string {
 	return strings.Join(values, ", ")
 }
+
+// Has reports whether m has the key k (dependentRequired on members kept
+// in a map).
+func Has[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}

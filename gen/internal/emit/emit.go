@@ -36,7 +36,7 @@ var implNames = map[string]bool{}
 func init() {
 	for _, n := range []string{"CanonicalJSON", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
-		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "HasMember", "IndexPointer",
+		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
@@ -973,6 +973,37 @@ func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 	})
 }
 
+// Presence of a member in a struct value, for dependentRequired.
+const (
+	never = iota
+	maybe
+	always
+)
+
+// structHas says whether member name is present in v (of struct type t):
+// never, always, or maybe with the expression that says it.
+func structHas(t *ir.Type, name string) (*jen.Statement, int) {
+	for _, f := range t.Fields {
+		if f.JSONName != name {
+			continue
+		}
+		fv := jen.Id("v").Dot(f.GoName)
+		switch {
+		case f.Fixed != "":
+			return nil, always
+		case fieldRep(f) == repValue && f.Type.Kind != ir.Raw:
+			return nil, always
+		case fieldRep(f) == repNullable:
+			return fv.Dot("IsSet").Call(), maybe
+		}
+		return fv.Op("!=").Nil(), maybe
+	}
+	if t.Extra == nil {
+		return nil, never
+	}
+	return rt("Has").Call(jen.Id("v").Dot(names.ExtraField), jen.Lit(name)), maybe
+}
+
 func (e *emitter) structValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
 	return c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), func(g *jen.Group) {
@@ -1028,6 +1059,29 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			if body := c.elemChecks(t.Extra, t.ExtraNullable, jen.Id("e"), jen.Add(rt("KeyPointer")).Call(jen.Id("ptr"), jen.Id("k")), 1); len(body) > 0 {
 				g.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(rt("SortedKeys")).Call(jen.Id("v").Dot(names.ExtraField))).Block(
 					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, body...)...)
+			}
+		}
+		for _, dep := range t.DepRequired {
+			present, p := structHas(t, dep.Member)
+			if p == never {
+				continue // a member a closed object cannot have
+			}
+			var body []jen.Code
+			for _, r := range dep.Requires {
+				msg := jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(fmt.Sprintf("member %q is required when %q is present", r, dep.Member)))
+				switch h, q := structHas(t, r); q {
+				case never:
+					body = append(body, msg)
+				case maybe:
+					body = append(body, jen.If(jen.Op("!").Parens(h)).Block(msg))
+				}
+			}
+			switch {
+			case len(body) == 0:
+			case p == always:
+				addAll(g, body)
+			default:
+				g.If(present).Block(body...)
 			}
 		}
 		if t.C.MinProperties != nil || t.C.MaxProperties != nil {
@@ -1200,6 +1254,16 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 	case ir.Map:
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)
+		}
+		for _, dep := range t.DepRequired {
+			var body []jen.Code
+			for _, r := range dep.Requires {
+				body = append(body, jen.If(jen.Op("!").Add(rt("Has")).Call(x, jen.Lit(r))).Block(
+					add(fmt.Sprintf("member %q is required when %q is present", r, dep.Member))))
+			}
+			if len(body) > 0 {
+				out = append(out, jen.If(rt("Has").Call(x, jen.Lit(dep.Member))).Block(body...))
+			}
 		}
 		k, e := fmt.Sprintf("k%d", depth), fmt.Sprintf("e%d", depth)
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("KeyPointer").Call(ptr, jen.Id(k)), depth+1); len(body) > 0 {

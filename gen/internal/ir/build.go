@@ -559,13 +559,15 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	if !isStruct {
 		t.Kind = Map
 		t.Elem, t.ElemNullable = b.extra(d, ap, t, "Value", n, depth)
+		t.DepRequired = b.dependentRequired(d, n, t)
 		return
 	}
 	t.Kind = Struct
 	t.Named = true
 	t.Closed = closed
+	t.DepRequired = b.dependentRequired(d, n, t)
 	keepAll := d.s.Role != "Input" || d.s.InputExtras || (ap != nil && !(ap.kind == 'b' && ap.b)) ||
-		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil
+		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil || len(t.DepRequired) > 0
 	switch {
 	case !closed && !keepAll:
 		// An input that says nothing of undeclared members gets no field
@@ -594,6 +596,44 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 			t.Fields = append(t.Fields, f)
 		}
 	}
+}
+
+// dependentRequired reads dependentRequired (and draft-07 dependencies
+// whose values are all arrays of names), which Validate then checks, and
+// drops the note saying it is not checked.
+func (b *builder) dependentRequired(d *doc, n *node, t *Type) []DepRequired {
+	var out []DepRequired
+	for _, k := range []string{"dependentRequired", "dependencies"} {
+		dr := n.get(k)
+		if dr == nil || dr.kind != 'o' {
+			continue
+		}
+		var deps []DepRequired
+		ok := true
+		for _, m := range dr.keys {
+			v := dr.obj[m]
+			if v.kind != 'a' {
+				ok = false
+				break
+			}
+			dep := DepRequired{Member: m}
+			for _, e := range v.arr {
+				if e.kind != 's' {
+					b.errorf(d, e.ptr, "%s values must be arrays of strings", k)
+					continue
+				}
+				dep.Requires = append(dep.Requires, e.str)
+			}
+			deps = append(deps, dep)
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, deps...)
+		note := fmt.Sprintf("The schema's %q is not checked by Validate.", k)
+		t.Notes = slices.DeleteFunc(t.Notes, func(s string) bool { return s == note })
+	}
+	return out
 }
 
 func (b *builder) extra(d *doc, ap *node, parent *Type, seg string, n *node, depth int) (*Type, bool) {

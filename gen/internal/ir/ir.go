@@ -89,6 +89,10 @@ type Type struct {
 	ExtraNullable bool
 	Closed        bool
 
+	// DepRequired (Struct, Map): when Member is present, Requires must be
+	// too (dependentRequired).
+	DepRequired []DepRequired
+
 	// Enum values (Kind Enum); Base is String, Integer or Number.
 	Base   Kind
 	Values []*EnumValue
@@ -126,6 +130,12 @@ type Field struct {
 	Description      string
 	Default          string // JSON text of "default", or ""
 	Loc              Loc
+}
+
+// DepRequired is one entry of dependentRequired.
+type DepRequired struct {
+	Member   string
+	Requires []string
 }
 
 // EnumValue is one enum constant.
