@@ -63,8 +63,11 @@ type Server struct {
 	// KeepShapesApart keeps structurally identical inline objects separate
 	// types (key keepShapesApart; default false: they are shared).
 	KeepShapesApart bool
-	Identity        *Identity // nil when not configured
-	Gate            *Gate     // nil when not configured
+	// CheckFormats makes generated Validate methods check the formats
+	// date, date-time, email, uri and uuid (key checkFormats).
+	CheckFormats bool
+	Identity     *Identity // nil when not configured
+	Gate         *Gate     // nil when not configured
 	// Resources configures the generated resource accessors.
 	Resources Resources
 	// Pos is where the server's entry starts in the config file.
@@ -214,7 +217,7 @@ var (
 
 var (
 	topKeys      = []string{"version", "servers"}
-	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources", "inputExtras", "keepShapesApart"}
+	serverKeys   = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources", "inputExtras", "keepShapesApart", "checkFormats"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -368,7 +371,7 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 			s.Out = v
 		}
 	}
-	for key, dst := range map[string]*bool{"inputExtras": &s.InputExtras, "keepShapesApart": &s.KeepShapesApart} {
+	for key, dst := range map[string]*bool{"inputExtras": &s.InputExtras, "keepShapesApart": &s.KeepShapesApart, "checkFormats": &s.CheckFormats} {
 		if f, ok := fs[key]; ok {
 			if f.val.Kind == yaml.ScalarNode && f.val.ShortTag() == "!!bool" {
 				*dst = strings.EqualFold(f.val.Value, "true")

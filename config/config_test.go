@@ -326,12 +326,15 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestInputExtras(t *testing.T) {
-	cfg, err := Parse("c.yaml", []byte("version: 1\nservers:\n  - {id: a, stdio: {command: x}, inputExtras: true, keepShapesApart: true}\n  - {id: b, stdio: {command: x}}\n"))
+	cfg, err := Parse("c.yaml", []byte("version: 1\nservers:\n  - {id: a, stdio: {command: x}, inputExtras: true, keepShapesApart: true, checkFormats: true}\n  - {id: b, stdio: {command: x}}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !cfg.Servers[0].InputExtras || cfg.Servers[1].InputExtras {
 		t.Errorf("inputExtras: a %v, b %v; want true, false", cfg.Servers[0].InputExtras, cfg.Servers[1].InputExtras)
+	}
+	if !cfg.Servers[0].CheckFormats || cfg.Servers[1].CheckFormats {
+		t.Errorf("checkFormats: a %v, b %v; want true, false", cfg.Servers[0].CheckFormats, cfg.Servers[1].CheckFormats)
 	}
 	if !cfg.Servers[0].KeepShapesApart || cfg.Servers[1].KeepShapesApart {
 		t.Errorf("keepShapesApart: a %v, b %v; want true, false", cfg.Servers[0].KeepShapesApart, cfg.Servers[1].KeepShapesApart)

@@ -276,11 +276,18 @@ func compileSchema(r *ir.Root) (*jsonschema.Schema, bool, string) {
 	}
 	// format is an annotation for mcpgen (documented, not checked), while
 	// the reference validator asserts it for draft-07; compare without it.
-	dropFormat(doc)
+	if r.Schema.CheckFormats {
+		keepCheckedFormats(doc)
+	} else {
+		dropFormat(doc)
+	}
 	if r.Schema.Tolerant() {
 		tolerate(doc)
 	}
 	c := jsonschema.NewCompiler()
+	if r.Schema.CheckFormats {
+		c.AssertFormat()
+	}
 	if err := c.AddResource("mem:///schema.json", doc); err != nil {
 		return nil, false, err.Error()
 	}
@@ -880,4 +887,27 @@ func subsetJSON(a, b []byte) bool {
 		return reflect.DeepEqual(x, y)
 	}
 	return sub(norm(a), norm(b))
+}
+
+// keepCheckedFormats is dropFormat for the formats generated code does not
+// check with config checkFormats: the others stay, for the reference
+// validator to assert.
+func keepCheckedFormats(s any) {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return
+	}
+	if f, ok := m["format"].(string); ok && !slices.Contains(ir.CheckedFormats, f) {
+		delete(m, "format")
+	}
+	for _, v := range m {
+		switch v := v.(type) {
+		case map[string]any:
+			keepCheckedFormats(v)
+		case []any:
+			for _, e := range v {
+				keepCheckedFormats(e)
+			}
+		}
+	}
 }

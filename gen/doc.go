@@ -120,8 +120,9 @@
 //     declared and undeclared members (an input object with it keeps
 //     AdditionalProperties). not, if/then/else, patternProperties,
 //     prefixItems, dependentSchemas, propertyNames and contains still
-//     compile and are documented on the type as not checked; format is
-//     documented, not checked.
+//     compile and are documented on the type as not checked. format is
+//     documented; with Config.CheckFormats, Validate checks date,
+//     date-time, email, uri and uuid (mcpimpl.ValidFormat).
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that
 //     bindings survive a compatible server release: a closed output object
 //     keeps undeclared members in AdditionalProperties, and an output enum

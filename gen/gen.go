@@ -81,6 +81,10 @@ type Config struct {
 	// otherwise structurally identical inline objects of one input become
 	// one named type (see ir.Share).
 	KeepShapesApart bool
+	// CheckFormats makes Validate check the formats date, date-time,
+	// email, uri and uuid (config checkFormats); otherwise format is
+	// documented, not checked.
+	CheckFormats bool
 }
 
 // Gate policies, as in the config file.
@@ -212,7 +216,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.txtar with th
 
 // A golden case is a txtar archive:
 //
-//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras, keepShapesApart
+//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras, keepShapesApart, checkFormats
 //	-- in/<name>.json --   one or more inputs
 //	-- instances.json --   optional: [{"tool", "role", "valid": [...], "invalid": [...]}]
 //	-- want/<file>.go --   the generated files, or
@@ -53,6 +53,8 @@ type caseConfig struct {
 	InputExtras bool `json:"inputExtras"`
 	// KeepShapesApart is Config.KeepShapesApart (config keepShapesApart).
 	KeepShapesApart bool `json:"keepShapesApart"`
+	// CheckFormats is Config.CheckFormats (config checkFormats).
+	CheckFormats bool `json:"checkFormats"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -91,6 +93,7 @@ func loadCases(t *testing.T) []*goldenCase {
 		c.cfg.Gate = cc.Gate
 		c.cfg.InputExtras = cc.InputExtras
 		c.cfg.KeepShapesApart = cc.KeepShapesApart
+		c.cfg.CheckFormats = cc.CheckFormats
 		out = append(out, c)
 	}
 	return out

@@ -156,6 +156,7 @@ func (o *generateOpts) units() ([]unit, error) {
 			Renames:         s.Tools.Rename,
 			InputExtras:     s.InputExtras,
 			KeepShapesApart: s.KeepShapesApart,
+			CheckFormats:    s.CheckFormats,
 		}}
 		if len(s.Tools.Override) > 0 {
 			u.cfg.Overrides = map[string]gen.ToolOverride{}

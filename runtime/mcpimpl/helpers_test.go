@@ -135,3 +135,23 @@ func TestKeepUnknown(t *testing.T) {
 		t.Fatal("nothing unknown should give nil")
 	}
 }
+
+func TestValidFormat(t *testing.T) {
+	for _, tc := range []struct {
+		format, s string
+		ok        bool
+	}{
+		{"date", "2024-02-29", true}, {"date", "2023-02-29", false}, {"date", "2024-1-01", false},
+		{"date-time", "2024-05-01T10:00:00Z", true}, {"date-time", "2024-05-01t10:00:00.25-07:30", true},
+		{"date-time", "2024-05-01 10:00:00Z", false}, {"date-time", "2024-05-01T10:00:00", false},
+		{"email", "a.b@c.example", true}, {"email", "Ann <a@c.example>", false}, {"email", "no-at", false},
+		{"uri", "https://x.example/a?b#c", true}, {"uri", "urn:isbn:0451450523", true}, {"uri", "/relative", false},
+		{"uuid", "123e4567-E89B-12d3-a456-426614174000", true}, {"uuid", "123e4567e89b12d3a456426614174000", false},
+		{"uuid", "123e4567-e89b-12d3-a456-42661417400g", false},
+		{"hostname", "anything at all", true},
+	} {
+		if got := ValidFormat(tc.format, tc.s); got != tc.ok {
+			t.Errorf("ValidFormat(%q, %q) = %v, want %v", tc.format, tc.s, got, tc.ok)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func init() {
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
 		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
-		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems",
+		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
 		implNames[n] = true
 	}
@@ -418,7 +418,11 @@ func fieldDoc(f *ir.Field) []string {
 		lines = append(lines, r)
 	}
 	if f.Type.Format != "" && !f.Type.Named {
-		lines = append(lines, "Format: "+f.Type.Format+" (not checked).")
+		if f.Type.FormatChecked() {
+			lines = append(lines, "Format: "+f.Type.Format+" (checked by Validate).")
+		} else {
+			lines = append(lines, "Format: "+f.Type.Format+" (not checked).")
+		}
 	}
 	if !f.Type.Named {
 		lines = append(lines, f.Type.Notes...)
@@ -659,6 +663,10 @@ func (e *emitter) enumDecl(t *ir.Type) []jen.Code {
 			jen.Return(jen.False())),
 		jen.Line(),
 		jen.Func().Params(jen.Id("e").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+			if t.FormatChecked() {
+				g.If(jen.Op("!").Add(rt("ValidFormat")).Call(jen.Lit(t.Format), jen.String().Call(jen.Id("e")))).Block(
+					jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit("must be a valid "+t.Format)))
+			}
 			if t.Tolerant() {
 				g.If(jen.Op("!").Id("e").Dot("Valid").Call()).Block(rt("UnknownEnum").Call(jen.Lit(t.GoName), jen.Id("e")))
 				return
@@ -1207,6 +1215,9 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			c.patterns++
 			c.e.patterns = append(c.e.patterns, jen.Id(name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.Go)))
 			out = append(out, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(x)).Block(add("must match the pattern "+strconv.Quote(p.Source))))
+		}
+		if t.FormatChecked() {
+			out = append(out, jen.If(jen.Op("!").Add(rt("ValidFormat")).Call(jen.Lit(t.Format), jen.String().Call(x))).Block(add("must be a valid "+t.Format)))
 		}
 		if cs.HasConst {
 			var str string

@@ -352,6 +352,7 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		}
 		n = m
 	}
+	t.Format = n.getStr("format")
 	for _, k := range []string{"not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies", "propertyNames", "contains", "unevaluatedProperties", "unevaluatedItems"} {
 		if n.has(k) {
 			t.Notes = append(t.Notes, fmt.Sprintf("The schema's %q is not checked by Validate.", k))
@@ -417,7 +418,6 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 	case "object":
 		b.object(d, n, t, depth)
 	}
-	t.Format = n.getStr("format")
 	b.constraints(d, n, t)
 	return nullable
 }

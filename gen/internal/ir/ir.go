@@ -7,6 +7,7 @@ package ir
 
 import (
 	"math/big"
+	"slices"
 )
 
 // Kind is what a Type is in Go terms.
@@ -228,6 +229,9 @@ type Schema struct {
 	// object (config inputExtras); without it an input object has one only
 	// when the schema constrains undeclared members.
 	InputExtras bool
+	// CheckFormats makes Validate check the common formats (config
+	// checkFormats).
+	CheckFormats bool
 	// Resource marks the content schema a config binding gives a resource
 	// (Tool is then the resource's uri or uriTemplate, Role "Content").
 	Resource bool
@@ -238,6 +242,16 @@ type Schema struct {
 // does not declare and enum values they do not list, so that bindings
 // survive a compatible server release. Inputs are decoded strictly.
 func (s *Schema) Tolerant() bool { return s != nil && s.Role != "Input" }
+
+// CheckedFormats are the formats Validate checks when the schema's
+// CheckFormats is set (mcpimpl.ValidFormat).
+var CheckedFormats = []string{"date", "date-time", "email", "uri", "uuid"}
+
+// FormatChecked reports whether Validate checks t's format.
+func (t *Type) FormatChecked() bool {
+	return t.Loc.Schema != nil && t.Loc.Schema.CheckFormats && slices.Contains(CheckedFormats, t.Format) &&
+		(t.Kind == String || t.Kind == Enum && t.Base == String)
+}
 
 // Tolerant reports whether t belongs to a Tolerant schema.
 func (t *Type) Tolerant() bool { return t.Loc.Schema.Tolerant() }
