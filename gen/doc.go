@@ -118,9 +118,14 @@
 //   - {} and true → json.RawMessage. dependentRequired (and draft-07
 //     dependencies listing member names) is checked by Validate, on
 //     declared and undeclared members (an input object with it keeps
-//     AdditionalProperties). not, if/then/else, patternProperties,
-//     prefixItems, dependentSchemas, propertyNames and contains still
-//     compile and are documented on the type as not checked. format is
+//     AdditionalProperties). not and if/then/else on a string, number,
+//     boolean, array, map or struct, and prefixItems (with the items after
+//     them), are checked too: each subschema becomes an unexported type
+//     whose generated decoder and validator decide whether the value (its
+//     JSON encoding) matches; a subschema that generated code cannot check
+//     exactly, and patternProperties, dependentSchemas, propertyNames and
+//     contains, still compile and are documented on the type as not
+//     checked. format is
 //     documented; with Config.CheckFormats, Validate checks date,
 //     date-time, email, uri and uuid (mcpimpl.ValidFormat).
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that

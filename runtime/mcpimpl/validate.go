@@ -278,3 +278,33 @@ func ValidFormat(name, s string) bool {
 	}
 	return true
 }
+
+// Matches reports whether the JSON encoding of v is accepted by accept, the
+// generated decoder and validator of a subschema (not, if).
+func Matches(v any, accept func(data []byte, vs *Violations)) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var sub Violations
+	accept(b, &sub)
+	return sub.Len() == 0
+}
+
+// CheckAs records at ptr what accept, the generated decoder and validator
+// of a subschema (then, else), finds wrong with the JSON encoding of v.
+func CheckAs(v any, ptr string, vs *Violations, accept func(data []byte, vs *Violations)) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		vs.Add(ptr, err.Error())
+		return
+	}
+	CheckRaw(b, ptr, vs, accept)
+}
+
+// CheckRaw is CheckAs for a value that is JSON already (a tuple element).
+func CheckRaw(data json.RawMessage, ptr string, vs *Violations, accept func(data []byte, vs *Violations)) {
+	var sub Violations
+	accept(data, &sub)
+	vs.Merge(ptr, sub.Err(""))
+}

@@ -34,10 +34,10 @@ const ImplPath = "github.com/mcpgen/mcpgen/runtime/mcpimpl"
 var implNames = map[string]bool{}
 
 func init() {
-	for _, n := range []string{"CanonicalJSON", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
+	for _, n := range []string{"CanonicalJSON", "CheckAs", "CheckRaw", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
 		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
-		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
+		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
 		implNames[n] = true
@@ -1069,6 +1069,7 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, body...)...)
 			}
 		}
+		addAll(g, c.matcherChecks(t, jen.Id("v"), jen.Id("ptr")))
 		for _, dep := range t.DepRequired {
 			present, p := structHas(t, dep.Member)
 			if p == never {
@@ -1184,6 +1185,43 @@ func (c *checker) validateFunc(recv jen.Code, body func(g *jen.Group)) jen.Code 
 
 // checks returns statements checking x (an addressable expression of type
 // typeRef(t), or underlying(t) when inner) and recording violations at ptr.
+// accept is a func([]byte, *mcpimpl.Violations) that decodes and validates
+// data as m's type: Matches, CheckAs and CheckRaw take it.
+func (c *checker) accept(m *ir.Matcher) jen.Code {
+	return jen.Func().Params(jen.Id("data").Index().Byte(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(f *jen.Group) {
+		if m.Nullable {
+			f.If(rt("JSONKind").Call(jen.Id("data")).Op("==").Lit("null")).Block(jen.Return())
+		}
+		f.Id("x").Op(":=").New(typeRef(m.Type))
+		f.Add(decodeFn(m.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
+		if body := c.checks(m.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
+			f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
+		}
+	})
+}
+
+// matcherChecks checks x against t's not and if/then/else subschemas.
+func (c *checker) matcherChecks(t *ir.Type, x, ptr jen.Code) []jen.Code {
+	var out []jen.Code
+	if t.Not != nil {
+		out = append(out, jen.If(rt("Matches").Call(x, c.accept(t.Not))).Block(
+			jen.Id("vs").Dot("Add").Call(ptr, jen.Lit("must not match the schema's \"not\""))))
+	}
+	if t.If != nil {
+		st := jen.If(rt("Matches").Call(x, c.accept(t.If)))
+		if t.Then != nil {
+			st = st.Block(rt("CheckAs").Call(x, ptr, jen.Id("vs"), c.accept(t.Then)))
+		} else {
+			st = st.Block()
+		}
+		if t.Else != nil {
+			st = st.Else().Block(rt("CheckAs").Call(x, ptr, jen.Id("vs"), c.accept(t.Else)))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []jen.Code {
 	add := func(msg string) jen.Code { return jen.Id("vs").Dot("Add").Call(ptr, jen.Lit(msg)) }
 	if t.Named && !inner {
@@ -1262,6 +1300,14 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("IndexPointer").Call(ptr, jen.Id(i)), depth+1); len(body) > 0 {
 			out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(body...))
 		}
+		for k, m := range t.Prefix {
+			out = append(out, jen.If(jen.Len(x).Op(">").Lit(k)).Block(
+				rt("CheckRaw").Call(jen.Add(x).Index(jen.Lit(k)), rt("IndexPointer").Call(ptr, jen.Lit(k)), jen.Id("vs"), c.accept(m))))
+		}
+		if t.Rest != nil {
+			out = append(out, jen.For(jen.Id(i).Op(":=").Lit(len(t.Prefix)), jen.Id(i).Op("<").Len(x), jen.Id(i).Op("++")).Block(
+				rt("CheckRaw").Call(jen.Add(x).Index(jen.Id(i)), rt("IndexPointer").Call(ptr, jen.Id(i)), jen.Id("vs"), c.accept(t.Rest))))
+		}
 	case ir.Map:
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)
@@ -1281,6 +1327,9 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
 				append([]jen.Code{jen.Id(e).Op(":=").Add(x).Index(jen.Id(k))}, body...)...))
 		}
+	}
+	if t.Kind != ir.Struct {
+		out = append(out, c.matcherChecks(t, x, ptr)...)
 	}
 	return out
 }

@@ -419,7 +419,84 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		b.object(d, n, t, depth)
 	}
 	b.constraints(d, n, t)
+	b.matchers(d, n, t, types[0], depth)
 	return nullable
+}
+
+// matchers builds the subschemas of not and if/then/else as types whose
+// generated decoder and validator say whether a value matches them, and
+// drops the notes saying these keywords are not checked. A subschema is
+// given the value's JSON type when it has none (the value has it
+// already); one that cannot be checked exactly keeps its note.
+func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
+	build := func(k, seg string) *Matcher {
+		sub := n.get(k)
+		if sub == nil {
+			return nil
+		}
+		if sub.kind == 'o' && !sub.has("type") && !sub.has("$ref") && !sub.has("oneOf") && !sub.has("anyOf") && !sub.has("allOf") && !sub.has("enum") && !sub.has("const") {
+			sub = sub.clone()
+			sub.set("type", &node{kind: 's', str: kind, ptr: sub.ptr})
+		}
+		mt, nullable := b.build(d, sub, t, seg, depth+1)
+		if !checkable(mt, map[*Type]bool{}) {
+			return nil
+		}
+		if mt.Parent == t {
+			mt.Hidden = true
+		}
+		return &Matcher{Type: mt, Nullable: nullable}
+	}
+	drop := func(k string) {
+		note := fmt.Sprintf("The schema's %q is not checked by Validate.", k)
+		t.Notes = slices.DeleteFunc(t.Notes, func(s string) bool { return s == note })
+	}
+	if t.Not = build("not", "Not"); t.Not != nil {
+		drop("not")
+	}
+	if n.has("if") {
+		t.If = build("if", "If")
+		t.Then, t.Else = build("then", "Then"), build("else", "Else")
+		if t.If != nil && (t.Then != nil || !n.has("then")) && (t.Else != nil || !n.has("else")) {
+			drop("if")
+			drop("then")
+			drop("else")
+		} else {
+			t.If, t.Then, t.Else = nil, nil, nil
+		}
+	} else {
+		// then and else without if are ignored, as JSON Schema says.
+		drop("then")
+		drop("else")
+	}
+}
+
+// checkable reports whether the generated code of t checks every keyword
+// of its schema, so that it can decide whether a value matches.
+func checkable(t *Type, seen map[*Type]bool) bool {
+	if t == nil || seen[t] {
+		return true
+	}
+	seen[t] = true
+	if len(t.Notes) > 0 || t.Kind == Raw && t.RawReason != "" && !strings.HasPrefix(t.RawReason, "the schema") && t.RawReason != "required member without a schema" || t.Kind == Null {
+		return false
+	}
+	for _, p := range t.C.Patterns {
+		if p.Go == "" {
+			return false
+		}
+	}
+	if t.Tolerant() && (t.Kind == Enum || t.Closed) {
+		return false // outputs accept more than the schema says
+	}
+	ok := checkable(t.Elem, seen) && checkable(t.Extra, seen)
+	for _, f := range t.Fields {
+		ok = ok && checkable(f.Type, seen)
+	}
+	for _, v := range t.Variants {
+		ok = ok && checkable(v.Type, seen)
+	}
+	return ok
 }
 
 func inferTypes(n *node) []string {
@@ -508,8 +585,35 @@ func (b *builder) array(d *doc, n *node, t *Type, depth int) {
 	t.Kind = Array
 	items := n.get("items")
 	if pi := n.get("prefixItems"); pi != nil {
-		t.Notes = append(t.Notes, "The schema's prefixItems (a tuple) is not modelled: elements are kept as raw JSON and not checked.")
-		t.Elem = &Type{Kind: Raw, RawReason: "tuple element", Loc: Loc{d.s, pi.ptr}}
+		t.Elem = &Type{Kind: Raw, RawReason: "tuple element, checked by position", Loc: Loc{d.s, pi.ptr}}
+		ok := pi.kind == 'a'
+		if ok {
+			for i, e := range pi.arr {
+				mt, nullable := b.build(d, e, t, fmt.Sprintf("Prefix%d", i), depth+1)
+				if !checkable(mt, map[*Type]bool{}) {
+					ok = false
+					break
+				}
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Prefix = append(t.Prefix, &Matcher{Type: mt, Nullable: nullable})
+			}
+		}
+		if ok && items != nil {
+			mt, nullable := b.build(d, items, t, "Rest", depth+1)
+			if ok = checkable(mt, map[*Type]bool{}); ok {
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Rest = &Matcher{Type: mt, Nullable: nullable}
+			}
+		}
+		if !ok {
+			t.Prefix, t.Rest = nil, nil
+			t.Elem.RawReason = "tuple element"
+			t.Notes = append(t.Notes, "The schema's prefixItems (a tuple) is not modelled: elements are kept as raw JSON and not checked.")
+		}
 		return
 	}
 	if items != nil && items.kind == 'a' {
@@ -567,7 +671,7 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	t.Closed = closed
 	t.DepRequired = b.dependentRequired(d, n, t)
 	keepAll := d.s.Role != "Input" || d.s.InputExtras || (ap != nil && !(ap.kind == 'b' && ap.b)) ||
-		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil || len(t.DepRequired) > 0
+		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil || len(t.DepRequired) > 0 || n.has("not") || n.has("if")
 	switch {
 	case !closed && !keepAll:
 		// An input that says nothing of undeclared members gets no field

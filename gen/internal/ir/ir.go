@@ -93,6 +93,16 @@ type Type struct {
 	// DepRequired (Struct, Map): when Member is present, Requires must be
 	// too (dependentRequired).
 	DepRequired []DepRequired
+	// Not, If, Then and Else are the subschemas of not and if/then/else;
+	// Prefix and Rest those of prefixItems and the items after them (an
+	// Array of raw elements checked by position). Validate decides with
+	// them whether a value matches.
+	Not, If, Then, Else *Matcher
+	Prefix              []*Matcher
+	Rest                *Matcher
+	// Hidden marks a type that only serves a Matcher: its Go name is
+	// unexported.
+	Hidden bool
 
 	// Enum values (Kind Enum); Base is String, Integer or Number.
 	Base   Kind
@@ -131,6 +141,14 @@ type Field struct {
 	Description      string
 	Default          string // JSON text of "default", or ""
 	Loc              Loc
+}
+
+// Matcher is a subschema Validate matches values against: its type's
+// decoder and validator accept exactly what it accepts (null too when
+// Nullable).
+type Matcher struct {
+	Type     *Type
+	Nullable bool
 }
 
 // DepRequired is one entry of dependentRequired.

@@ -39,6 +39,9 @@ func Share(roots []*Root, taken map[string]bool) {
 		for _, v := range t.Variants {
 			walk(v.Type)
 		}
+		for _, m := range t.Matchers() {
+			walk(m.Type)
+		}
 	}
 	for _, r := range roots {
 		walk(r.Type)
@@ -46,7 +49,7 @@ func Share(roots []*Root, taken map[string]bool) {
 	sigs := map[*Type]string{}
 	groups := map[string][]*Type{}
 	for _, t := range all {
-		if t.Kind != Struct || !t.Named || t.Root != nil || t.Pinned != "" || t.DefName != "" || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Indirect }) {
+		if t.Kind != Struct || !t.Named || t.Hidden || t.Root != nil || t.Pinned != "" || t.DefName != "" || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Indirect }) {
 			continue
 		}
 		k := t.Loc.Schema.File + "\x00" + signature(t, sigs, map[*Type]bool{})
@@ -116,6 +119,9 @@ func Share(roots []*Root, taken map[string]bool) {
 		for _, v := range t.Variants {
 			v.Type = to(v.Type)
 		}
+		for _, m := range t.Matchers() {
+			m.Type = to(m.Type)
+		}
 	}
 }
 
@@ -180,6 +186,16 @@ func signature(t *Type, memo map[*Type]string, onPath map[*Type]bool) string {
 	fmt.Fprintf(&b, "|e%t,%s|x%t,%s", t.ElemNullable, signature(t.Elem, memo, onPath), t.ExtraNullable, signature(t.Extra, memo, onPath))
 	for _, f := range t.Fields {
 		fmt.Fprintf(&b, "|f%q,%s,%t,%t,%t,%s,%s", f.JSONName, f.GoName, f.Required, f.Nullable, f.Indirect, f.Fixed, signature(f.Type, memo, onPath))
+	}
+	for _, m := range []*Matcher{t.Not, t.If, t.Then, t.Else, t.Rest} {
+		if m == nil {
+			b.WriteString("|m-")
+		} else {
+			fmt.Fprintf(&b, "|m%t,%s", m.Nullable, signature(m.Type, memo, onPath))
+		}
+	}
+	for _, m := range t.Prefix {
+		fmt.Fprintf(&b, "|p%t,%s", m.Nullable, signature(m.Type, memo, onPath))
 	}
 	s := b.String()
 	memo[t] = s

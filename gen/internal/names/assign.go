@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 )
@@ -55,6 +57,12 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 			t.GoName = name(t.Parent, depth+1) + t.Segment
 		default:
 			t.GoName = t.Segment
+		}
+		if t.Hidden {
+			// Only Validate uses it (a not or if subschema): unexported,
+			// and so are the types named after it.
+			r, n := utf8.DecodeRuneInString(t.GoName)
+			t.GoName = string(unicode.ToLower(r)) + t.GoName[n:]
 		}
 		return t.GoName
 	}
