@@ -155,7 +155,12 @@
 // same Go name are an error naming both positions (file:line:col and JSON
 // Pointer), resolved with Config.Renames (a tool's naming name) or
 // Config.GoNames / x-go-name (a pinned identifier); names never depend on
-// the order they are met in.
+// the order they are met in. A nested type's name longer than 40
+// characters (names.MaxName) is shortened to its base (the tool's Input
+// or Output, a $defs name or a pin) and as many of its last segments as
+// fit, generic Item and Value left out unless last (then with the segment
+// before: ...RichTextItemsItem), when no other type has or would get that
+// name; otherwise it keeps its full name.
 //
 // # Why unions are structs with constructors
 //

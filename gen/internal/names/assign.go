@@ -66,6 +66,10 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 		}
 		return t.GoName
 	}
+	for _, t := range types {
+		name(t, 0)
+	}
+	shorten(types, defs)
 	var decls []Decl
 	var probs []Problem
 	for _, t := range types {
@@ -137,6 +141,68 @@ func AssignWith(roots []*ir.Root, types []*ir.Type, extra []Decl) []Problem {
 		probs = append(probs, pr)
 	}
 	return probs
+}
+
+// MaxName is the length past which a nested type's name is shortened.
+const MaxName = 40
+
+// shorten applies the rule for long nested names: a type named after its
+// parents (<Base><Seg1>...<SegN>, Base being a tool's Input or Output, a
+// $defs name or a pinned name) whose name is longer than MaxName is named
+// <Base> and its last segments instead, as many as fit within MaxName (at
+// least one; a generic Item or Value before the last is left out, and a
+// last one keeps the segment before it: ...RichTextItemsItem),
+// provided no other type has or would get that name;
+// otherwise it keeps its full name. The rule looks at the whole set of
+// names only, never at the order types are met in.
+func shorten(types []*ir.Type, defs map[string]int) {
+	full := map[string]bool{}
+	for _, t := range types {
+		full[t.GoName] = true
+	}
+	short := map[*ir.Type]string{}
+	count := map[string]int{}
+	for _, t := range types {
+		if len(t.GoName) <= MaxName || t.Hidden || t.Parent == nil || t.Pinned != "" || t.DefName != "" && defs[t.DefName] == 1 {
+			continue
+		}
+		var segs []string
+		base := t
+		for base.Parent != nil && base.Pinned == "" && !(base.DefName != "" && defs[base.DefName] == 1) && len(segs) < 200 {
+			segs = append(segs, base.Segment)
+			base = base.Parent
+		}
+		if base.Hidden || len(segs) < 2 {
+			continue
+		}
+		// segs runs from t up; keep the fewest last segments that fit,
+		// leaving out the generic Item and Value before the last one.
+		tail, rest := segs[0], segs[1:]
+		if tail == "Item" || tail == "Value" {
+			// An item is named by what holds it: ...RichTextItemsItem.
+			tail, rest = segs[1]+tail, segs[2:]
+		}
+		for _, sg := range rest {
+			if sg == "Item" || sg == "Value" {
+				continue
+			}
+			if len(base.GoName)+len(sg)+len(tail) > MaxName {
+				break
+			}
+			tail = sg + tail
+		}
+		name := base.GoName + tail
+		if name == t.GoName {
+			continue
+		}
+		short[t] = name
+		count[name]++
+	}
+	for t, n := range short {
+		if count[n] == 1 && !full[n] {
+			t.GoName = n
+		}
+	}
 }
 
 func quote(s string) string { return strconv.Quote(s) }
