@@ -745,6 +745,9 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			return variantTry(t, a) - variantTry(t, b)
 		})
 		how = "by the JSON type and, where that is not enough, by trying " + strings.Join(tried, ", ") + " in that order (the most specific first)"
+		if t.Discriminator != "" {
+			how += fmt.Sprintf(", objects by the %q member", t.Discriminator)
+		}
 		if t.OneOf {
 			how += "; exactly one must accept the value"
 		}
