@@ -15,6 +15,11 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
+// Integers are int64 unless a schema's format or range picks another Go
+// type (a range beyond 64 bits is float64, as its comment says). Decoding
+// refuses a value outside the Go type's range, naming the member: it could
+// not be carried without loss.
+
 // Patterns of the schemas, compiled once.
 var (
 	patternGetContactInput0 = regexp.MustCompile("^C-[0-9]{4}$")

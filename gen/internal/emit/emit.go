@@ -68,6 +68,33 @@ type emitter struct {
 	patterns []jen.Code
 }
 
+// hasInteger reports whether a type of types, or a field, element or
+// variant in one, is an integer.
+func hasInteger(types []*ir.Type) bool {
+	isInt := func(t *ir.Type) bool {
+		for t != nil && !t.Named && (t.Kind == ir.Array || t.Kind == ir.Map) {
+			t = t.Elem
+		}
+		return t != nil && (t.Kind == ir.Integer || t.Kind == ir.Enum && t.Base == ir.Integer)
+	}
+	for _, t := range types {
+		if isInt(t) || isInt(t.Elem) || isInt(t.Extra) {
+			return true
+		}
+		for _, f := range t.Fields {
+			if isInt(f.Type) {
+				return true
+			}
+		}
+		for _, v := range t.Variants {
+			if isInt(v.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Render returns the gofmt'd source of f.
 func Render(f File) ([]byte, error) {
 	e := &emitter{}
@@ -93,6 +120,13 @@ func Render(f File) ([]byte, error) {
 	jf.ImportName(ImplPath, "mcpimpl")
 	jf.Comment("// This code needs version 1 of the runtime's support package.")
 	jf.Const().Id("_").Op("=").Qual(ImplPath, "SupportPackageIsVersion1")
+	if hasInteger(f.Types) {
+		jf.Line()
+		jf.Comment("// Integers are int64 unless a schema's format or range picks another Go")
+		jf.Comment("// type (a range beyond 64 bits is float64, as its comment says). Decoding")
+		jf.Comment("// refuses a value outside the Go type's range, naming the member: it could")
+		jf.Comment("// not be carried without loss.")
+	}
 	if len(e.patterns) > 0 {
 		jf.Line()
 		jf.Comment("// Patterns of the schemas, compiled once.")

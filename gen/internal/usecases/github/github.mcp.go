@@ -13,6 +13,11 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
+// Integers are int64 unless a schema's format or range picks another Go
+// type (a range beyond 64 bits is float64, as its comment says). Decoding
+// refuses a value outside the Go type's range, naming the member: it could
+// not be carried without loss.
+
 // ToolName is the wire name of one of the github server's tools;
 // Client.Toolset takes the constants below.
 type ToolName string
