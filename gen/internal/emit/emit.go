@@ -956,9 +956,9 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
 	vs = slices.Clone(vs)
 	slices.SortFunc(vs, func(a, b *ir.Variant) int { return a.Try - b.Try })
-	var names []string
+	var labels []string
 	for _, v := range vs {
-		names = append(names, v.GoName)
+		labels = append(labels, v.GoName)
 	}
 	ck := &checker{e: e, owner: t.GoName + "Try" + ident.Ident(vs[0].JSONKind)}
 	accepts := func(v *ir.Variant) jen.Code {
@@ -983,8 +983,12 @@ func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
 				st = st.Else().Add(cond)
 			}
 		}
-		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(names, ", "))))
+		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", "))))
 		c.Add(st)
+		return
+	}
+	if t.Tolerant() && slices.ContainsFunc(vs, func(v *ir.Variant) bool { return v.Type.Kind == ir.Struct && v.Type.Closed }) {
+		e.tryTolerant(c, t, vs, labels, accepts)
 		return
 	}
 	c.Id("n").Op(":=").Lit(0)
@@ -994,10 +998,40 @@ func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
 			jen.Id("n").Op("++"))
 	}
 	c.Switch().Block(
-		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(names, ", ")))),
+		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
 		jen.Case(jen.Id("n").Op(">").Lit(1)).Block(
 			jen.Id("out").Op("=").Id(t.GoName).Values(),
-			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(names, ", ")))),
+			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
+	)
+}
+
+// tryTolerant is the oneOf of tryVariants for an output with closed
+// object variants, which keep members they do not declare: a variant
+// accepts strictly when it keeps none. Exactly one strict match is the
+// oneOf as the schema says; with none (a newer server added a member),
+// the first variant that accepts the value loosely is taken.
+func (e *emitter) tryTolerant(c *jen.Group, t *ir.Type, vs []*ir.Variant, labels []string, accepts func(*ir.Variant) jen.Code) {
+	c.Var().Id("loose").Id(t.GoName)
+	c.List(jen.Id("n"), jen.Id("strict")).Op(":=").List(jen.Lit(0), jen.Lit(0))
+	for _, v := range vs {
+		var strict jen.Code = jen.True()
+		if v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
+			strict = jen.Len(jen.Id("x").Dot(names.ExtraField)).Op("==").Lit(0)
+		}
+		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
+			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("loose").Dot(variantField(v)).Op("=").Id("x")),
+			jen.Id("n").Op("++"),
+			jen.If(strict).Block(
+				jen.If(jen.Id("strict").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
+				jen.Id("strict").Op("++")))
+	}
+	c.Switch().Block(
+		jen.Case(jen.Id("strict").Op("==").Lit(1)),
+		jen.Case(jen.Id("strict").Op(">").Lit(1)).Block(
+			jen.Id("out").Op("=").Id(t.GoName).Values(),
+			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
+		jen.Case(jen.Id("n").Op(">").Lit(0)).Block(jen.Id("out").Op("=").Id("loose")),
+		jen.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
 	)
 }
 

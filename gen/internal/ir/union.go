@@ -324,7 +324,7 @@ func ownProperty(infos []*variantInfo, i int) string {
 // declared properties; otherwise more constraint keywords), then schema
 // order. Decoding takes the first variant that accepts the value.
 func tryOrder(infos []*variantInfo, idx []int) []int {
-	score := func(i int) [3]int {
+	score := func(i int) [4]int {
 		r := infos[i].resolved
 		closed := 0
 		if ap := r.get("additionalProperties"); ap != nil && ap.kind == 'b' && !ap.b {
@@ -336,7 +336,7 @@ func tryOrder(infos []*variantInfo, idx []int) []int {
 				n++
 			}
 		}
-		return [3]int{len(infos[i].required), closed, max(len(infos[i].props), n)}
+		return [4]int{len(infos[i].required), closed, len(infos[i].props), n}
 	}
 	out := slices.Clone(idx)
 	slices.SortStableFunc(out, func(a, b int) int {

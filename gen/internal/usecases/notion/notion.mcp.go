@@ -103,8 +103,8 @@ var APIPostPageDescriptor = mcpruntime.Descriptor{
 		OpenWorld:   true,
 	},
 	InputSchema:  json.RawMessage(`{"type":"object","$defs":{"parentRequest":{"oneOf":[{"type":"object","properties":{"page_id":{"type":"string"}},"required":["page_id"],"additionalProperties":false},{"type":"object","properties":{"database_id":{"type":"string"}},"required":["database_id"],"additionalProperties":false}]},"richTextRequest":{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"object","properties":{"content":{"type":"string","maxLength":2000},"link":{"type":["object","null"],"properties":{"url":{"type":"string"}},"required":["url"]}},"required":["content"],"additionalProperties":false}},"required":["text"],"additionalProperties":false}},"properties":{"parent":{"$ref":"#/$defs/parentRequest"},"title":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"type":"object"}]},"maxItems":100},"icon":{"anyOf":[{"type":"string"},{"type":"string"},{"type":"object","properties":{"emoji":{"type":"string"}},"required":["emoji"]}]},"@context":{"type":"string"},"$type":{"const":"page"}},"required":["parent","title"]}`),
-	OutputSchema: json.RawMessage(`{"type":"object","properties":{"object":{"const":"page"},"id":{"type":"string"},"archived":{"type":"boolean"},"in_trash":{"type":"boolean"},"icon":{"anyOf":[{"type":"null"},{"type":"object","properties":{"type":{"type":"string","enum":["emoji","external"]},"emoji":{"type":"string"}},"required":["type"],"additionalProperties":false}]}},"required":["object","id"],"additionalProperties":false}`),
-	SchemaHash:   "sha256:c2a898e99fdbdd869dc27788483c0ddf8e19a0ee7a14d316bcc16fad2707fb42",
+	OutputSchema: json.RawMessage(`{"type":"object","properties":{"object":{"const":"page"},"id":{"type":"string"},"archived":{"type":"boolean"},"in_trash":{"type":"boolean"},"cover":{"oneOf":[{"type":"object","properties":{"url":{"type":"string"}},"additionalProperties":false},{"type":"object","properties":{"url":{"type":"string"},"caption":{"type":"string"}},"additionalProperties":false}]},"icon":{"anyOf":[{"type":"null"},{"type":"object","properties":{"type":{"type":"string","enum":["emoji","external"]},"emoji":{"type":"string"}},"required":["type"],"additionalProperties":false}]}},"required":["object","id"],"additionalProperties":false}`),
+	SchemaHash:   "sha256:6ad172fade82851ca324bf3cb12ac8fb25f12654ee69db141b14df18ac1b4df2",
 }
 
 // NewAPIPostPage returns the "API-post-page" tool over c. Call takes
@@ -798,6 +798,8 @@ type APIPostPageOutput struct {
 
 	InTrash *bool `json:"in_trash,omitempty"`
 
+	Cover *APIPostPageOutputCover `json:"cover,omitempty"`
+
 	Icon mcpruntime.Nullable[APIPostPageOutputIcon] `json:"icon,omitzero"`
 
 	// AdditionalProperties keeps the members the schema does not declare
@@ -817,10 +819,13 @@ func (v APIPostPageOutput) MarshalJSON() ([]byte, error) {
 	if v.InTrash != nil {
 		enc.Member("in_trash", v.InTrash)
 	}
+	if v.Cover != nil {
+		enc.Member("cover", v.Cover)
+	}
 	if v.Icon.IsSet() {
 		enc.Member("icon", v.Icon)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "object", "id", "archived", "in_trash", "icon")
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "object", "id", "archived", "in_trash", "cover", "icon")
 	return enc.Bytes()
 }
 
@@ -847,14 +852,20 @@ func (v *APIPostPageOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("in_trash"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.InTrash, "/in_trash", &vs)
 	}
+	if raw, ok := m.Get("cover"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeInner[APIPostPageOutputCover])(raw, &v.Cover, "/cover", &vs)
+	}
 	if raw, ok := m.Get("icon"); ok {
 		mcpimpl.NullableOf(mcpimpl.DecodeInner[APIPostPageOutputIcon])(raw, &v.Icon, "/icon", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutput", "object", "id", "archived", "in_trash", "icon")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutput", "object", "id", "archived", "in_trash", "cover", "icon")
 	return vs.Err("")
 }
 
 func (v *APIPostPageOutput) validate(ptr string, vs *mcpimpl.Violations) {
+	if v.Cover != nil {
+		(*v.Cover).validate(ptr+"/cover", vs)
+	}
 	if x, ok := v.Icon.Get(); ok {
 		x.validate(ptr+"/icon", vs)
 	}
@@ -881,6 +892,242 @@ func DecodeAPIPostPageOutput(data []byte) (APIPostPageOutput, error) {
 	}
 	return v, vs.Err("API-post-page output")
 }
+
+// APIPostPageOutputCover is the schema at /properties/cover of the "API-post-page" tool's output schema.
+//
+// It is one of Object, Caption, told apart by the JSON type and, where that is not enough, by trying Caption, Object in that order (the most specific first); exactly one must accept the value. Exactly one is set: build one with APIPostPageOutputCoverOfObject and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+type APIPostPageOutputCover struct {
+	vObject  *APIPostPageOutputCoverObject
+	vCaption *APIPostPageOutputCoverCaption
+}
+
+// APIPostPageOutputCoverOfObject returns the value whose Object variant is v.
+func APIPostPageOutputCoverOfObject(v APIPostPageOutputCoverObject) APIPostPageOutputCover {
+	return APIPostPageOutputCover{vObject: &v}
+}
+
+// APIPostPageOutputCoverOfCaption returns the value whose Caption variant is v.
+func APIPostPageOutputCoverOfCaption(v APIPostPageOutputCoverCaption) APIPostPageOutputCover {
+	return APIPostPageOutputCover{vCaption: &v}
+}
+
+// AsObject returns the Object variant and whether it is the one set.
+func (u APIPostPageOutputCover) AsObject() (APIPostPageOutputCoverObject, bool) {
+	if u.vObject == nil {
+		var zero APIPostPageOutputCoverObject
+		return zero, false
+	}
+	return *u.vObject, true
+}
+
+// SetObject makes v the value, replacing any other variant.
+func (u *APIPostPageOutputCover) SetObject(v APIPostPageOutputCoverObject) {
+	*u = APIPostPageOutputCover{vObject: &v}
+}
+
+// AsCaption returns the Caption variant and whether it is the one set.
+func (u APIPostPageOutputCover) AsCaption() (APIPostPageOutputCoverCaption, bool) {
+	if u.vCaption == nil {
+		var zero APIPostPageOutputCoverCaption
+		return zero, false
+	}
+	return *u.vCaption, true
+}
+
+// SetCaption makes v the value, replacing any other variant.
+func (u *APIPostPageOutputCover) SetCaption(v APIPostPageOutputCoverCaption) {
+	*u = APIPostPageOutputCover{vCaption: &v}
+}
+
+// MarshalJSON encodes the variant that is set.
+func (u APIPostPageOutputCover) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.vObject != nil:
+		return json.Marshal(u.vObject)
+	case u.vCaption != nil:
+		return json.Marshal(u.vCaption)
+	}
+	return nil, errors.New("APIPostPageOutputCover: no variant is set")
+}
+
+// UnmarshalJSON picks the variant and decodes it strictly, reporting every
+// problem as a *mcpruntime.ValidationError.
+func (u *APIPostPageOutputCover) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var out APIPostPageOutputCover
+	switch kind := mcpimpl.JSONKind(data); kind {
+	case "object":
+		var loose APIPostPageOutputCover
+		n, strict := 0, 0
+		if x := func() *APIPostPageOutputCoverCaption {
+			vs := new(mcpimpl.Violations)
+			x := new(APIPostPageOutputCoverCaption)
+			mcpimpl.DecodeInner[APIPostPageOutputCoverCaption](data, x, "", vs)
+			if vs.Len() == 0 {
+				(*x).validate("", vs)
+			}
+			if vs.Len() > 0 {
+				return nil
+			}
+			return x
+		}(); x != nil {
+			if n == 0 {
+				loose.vCaption = x
+			}
+			n++
+			if len(x.AdditionalProperties) == 0 {
+				if strict == 0 {
+					out.vCaption = x
+				}
+				strict++
+			}
+		}
+		if x := func() *APIPostPageOutputCoverObject {
+			vs := new(mcpimpl.Violations)
+			x := new(APIPostPageOutputCoverObject)
+			mcpimpl.DecodeInner[APIPostPageOutputCoverObject](data, x, "", vs)
+			if vs.Len() == 0 {
+				(*x).validate("", vs)
+			}
+			if vs.Len() > 0 {
+				return nil
+			}
+			return x
+		}(); x != nil {
+			if n == 0 {
+				loose.vObject = x
+			}
+			n++
+			if len(x.AdditionalProperties) == 0 {
+				if strict == 0 {
+					out.vObject = x
+				}
+				strict++
+			}
+		}
+		switch {
+		case strict == 1:
+		case strict > 1:
+			out = APIPostPageOutputCover{}
+			vs.Add("", "matches more than one of the variants Caption, Object")
+		case n > 0:
+			out = loose
+		default:
+			vs.Add("", "matches none of the variants Caption, Object")
+		}
+	default:
+		vs.Add("", "expected object, found "+kind)
+	}
+	*u = out
+	return vs.Err("")
+}
+
+func (u *APIPostPageOutputCover) validate(ptr string, vs *mcpimpl.Violations) {
+	switch {
+	case u.vObject != nil:
+		(*u.vObject).validate(ptr, vs)
+	case u.vCaption != nil:
+		(*u.vCaption).validate(ptr, vs)
+	default:
+		vs.Add(ptr, "no variant is set")
+	}
+}
+
+// APIPostPageOutputCoverObject is the schema at /properties/cover/oneOf/0 of the "API-post-page" tool's output schema.
+//
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
+type APIPostPageOutputCoverObject struct {
+	URL *string `json:"url,omitempty"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v APIPostPageOutputCoverObject) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	if v.URL != nil {
+		enc.Member("url", v.URL)
+	}
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url")
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
+func (v *APIPostPageOutputCoverObject) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = APIPostPageOutputCoverObject{}
+	if raw, ok := m.Get("url"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.URL, "/url", &vs)
+	}
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutputCoverObject", "url")
+	return vs.Err("")
+}
+
+func (v *APIPostPageOutputCoverObject) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// APIPostPageOutputCoverCaption is the schema at /properties/cover/oneOf/1 of the "API-post-page" tool's output schema.
+//
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
+type APIPostPageOutputCoverCaption struct {
+	URL *string `json:"url,omitempty"`
+
+	Caption *string `json:"caption,omitempty"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v APIPostPageOutputCoverCaption) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	if v.URL != nil {
+		enc.Member("url", v.URL)
+	}
+	if v.Caption != nil {
+		enc.Member("caption", v.Caption)
+	}
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url", "caption")
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
+func (v *APIPostPageOutputCoverCaption) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = APIPostPageOutputCoverCaption{}
+	if raw, ok := m.Get("url"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.URL, "/url", &vs)
+	}
+	if raw, ok := m.Get("caption"); ok {
+		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Caption, "/caption", &vs)
+	}
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutputCoverCaption", "url", "caption")
+	return vs.Err("")
+}
+
+func (v *APIPostPageOutputCoverCaption) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // APIPostPageOutputIcon is the schema at /properties/icon/anyOf/1 of the "API-post-page" tool's output schema.
 //

@@ -93,6 +93,24 @@ func TestNewerServerOutput(t *testing.T) {
 	var _ mcpruntime.Unknown // the hook that would hear of them: see docs/cli.md
 }
 
+// An output oneOf of closed objects: the variant that accepts the value
+// strictly wins; a value only a newer server sends (a member no variant
+// declares) still decodes, into the first variant in try order.
+func TestOutputOneOfOfClosedObjects(t *testing.T) {
+	out, err := notion.DecodeAPIPostPageOutput([]byte(`{"object":"page","id":"1","cover":{"url":"u"}}`))
+	if err == nil {
+		t.Fatalf("a value both variants accept is not a oneOf: %+v", out)
+	}
+	out, err = notion.DecodeAPIPostPageOutput([]byte(`{"object":"page","id":"1","cover":{"url":"u","caption":"c"}}`))
+	if c, ok := out.Cover.AsCaption(); err != nil || !ok || c.Caption == nil || *c.Caption != "c" {
+		t.Fatalf("strict match: %v %+v", err, out.Cover)
+	}
+	out, err = notion.DecodeAPIPostPageOutput([]byte(`{"object":"page","id":"1","cover":{"url":"u","caption":"c","expiry":"t"}}`))
+	if c, ok := out.Cover.AsCaption(); err != nil || !ok || string(c.AdditionalProperties["expiry"]) != `"t"` {
+		t.Fatalf("newer server: %v %+v", err, out.Cover)
+	}
+}
+
 // The committed bindings are what the generator makes of notion.json.
 func TestUpToDate(t *testing.T) {
 	data, err := os.ReadFile("notion.json")
