@@ -56,9 +56,18 @@ type Server struct {
 	Package string
 	// Out is the output directory of the generated code, slash-separated
 	// and relative to the config's directory (default: ID).
-	Out      string
-	Identity *Identity // nil when not configured
-	Gate     *Gate     // nil when not configured
+	Out string
+	// InputExtras gives every open input object of the generated code an
+	// AdditionalProperties field (key inputExtras; default false).
+	InputExtras bool
+	// KeepShapesApart keeps structurally identical inline objects separate
+	// types (key keepShapesApart; default false: they are shared).
+	KeepShapesApart bool
+	// CheckFormats makes generated Validate methods check the formats
+	// date, date-time, email, uri and uuid (key checkFormats).
+	CheckFormats bool
+	Identity     *Identity // nil when not configured
+	Gate         *Gate     // nil when not configured
 	// Resources configures the generated resource accessors.
 	Resources Resources
 	// ProtocolVersion pins the MCP protocol version mcpgen speaks to the
@@ -218,7 +227,7 @@ var (
 var (
 	topKeys    = []string{"version", "servers"}
 	serverKeys = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources",
-		"protocolVersion", "capabilities"}
+		"inputExtras", "keepShapesApart", "checkFormats", "protocolVersion", "capabilities"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -370,6 +379,15 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	if f, ok := fs["out"]; ok {
 		if v, ok := d.relPath(f, p); ok {
 			s.Out = v
+		}
+	}
+	for key, dst := range map[string]*bool{"inputExtras": &s.InputExtras, "keepShapesApart": &s.KeepShapesApart, "checkFormats": &s.CheckFormats} {
+		if f, ok := fs[key]; ok {
+			if f.val.Kind == yaml.ScalarNode && f.val.ShortTag() == "!!bool" {
+				*dst = strings.EqualFold(f.val.Value, "true")
+			} else {
+				d.errorf(f.val, join(p, key), "expected true or false, found %s", describe(f.val))
+			}
 		}
 	}
 	if f, ok := fs["identity"]; ok {

@@ -222,6 +222,8 @@ func TestParseErrors(t *testing.T) {
 			`c.yaml:5:15: servers[0].identity: missing required key "argument" (server "a")`,
 			`c.yaml:6:21: servers[0].gate.default: unknown gate policy "sometimes" (one of annotations, always, never) (server "a")`,
 			`c.yaml:6:43: servers[0].gate.tools.t: unknown gate policy "ask" (one of annotations, always, never) (server "a")`}},
+		{"inputExtras type", "version: 1\nservers:\n  - {id: a, stdio: {command: x}, inputExtras: \"yes\"}\n", []string{
+			`c.yaml:3:47: servers[0].inputExtras: expected true or false, found the string "yes" (server "a")`}},
 		{"alias", "version: 1\nservers:\n  - &s {id: a, stdio: {command: x}}\n  - *s\n", []string{
 			"c.yaml:4:5: YAML aliases are not supported; repeat the value"}},
 		{"two documents", "version: 1\nservers:\n  - {id: a, stdio: {command: x}}\n---\nversion: 1\n", []string{
@@ -321,4 +323,20 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestInputExtras(t *testing.T) {
+	cfg, err := Parse("c.yaml", []byte("version: 1\nservers:\n  - {id: a, stdio: {command: x}, inputExtras: true, keepShapesApart: true, checkFormats: true}\n  - {id: b, stdio: {command: x}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Servers[0].InputExtras || cfg.Servers[1].InputExtras {
+		t.Errorf("inputExtras: a %v, b %v; want true, false", cfg.Servers[0].InputExtras, cfg.Servers[1].InputExtras)
+	}
+	if !cfg.Servers[0].CheckFormats || cfg.Servers[1].CheckFormats {
+		t.Errorf("checkFormats: a %v, b %v; want true, false", cfg.Servers[0].CheckFormats, cfg.Servers[1].CheckFormats)
+	}
+	if !cfg.Servers[0].KeepShapesApart || cfg.Servers[1].KeepShapesApart {
+		t.Errorf("keepShapesApart: a %v, b %v; want true, false", cfg.Servers[0].KeepShapesApart, cfg.Servers[1].KeepShapesApart)
+	}
 }

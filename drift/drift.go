@@ -9,6 +9,12 @@
 // may only produce less (existing decoders and validators keep accepting
 // what arrives). A change the comparison cannot order, such as a rewritten
 // pattern, is Breaking: the report errs on the side of a human looking.
+//
+// Generated output decoders accept two widenings by design, and the
+// comparison calls them Compatible: members a closed output object does
+// not declare (kept in AdditionalProperties), and output enum values of
+// the old values' JSON type (carried, Valid reports false). docs/cli.md
+// states the rule.
 package drift
 
 import (

@@ -252,9 +252,27 @@ func types(m map[string]any) []string {
 func (s *schemaCmp) enum(om, nm map[string]any, ptr string, d dir) {
 	oe, oHas := om["enum"].([]any)
 	ne, nHas := nm["enum"].([]any)
+	// Generated output decoders carry enum values they do not list (Valid
+	// reports false), as long as the value fits the Go type the old values
+	// gave: a wider output enum is compatible. A one-value enum is a const
+	// to the generator, checked in outputs too.
+	carried := func(kind string) bool {
+		ok := d == output && len(oe) > 1 && kind != "null"
+		kinds := valueKinds(oe)
+		return ok && (kinds[kind] || kind == "integer" && kinds["number"])
+	}
 	switch {
 	case oHas && !nHas:
-		s.widened(d, ptr+"/enum", "enum removed: any value of the type is now allowed")
+		nt := types(nm)
+		ok := len(nt) > 0
+		for _, t := range nt {
+			ok = ok && carried(t)
+		}
+		if ok {
+			s.d.add(Compatible, s.kind, s.name, ptr+"/enum", "enum removed: the bindings carry the values they do not list (Valid reports false)")
+		} else {
+			s.widened(d, ptr+"/enum", "enum removed: any value of the type is now allowed")
+		}
 	case !oHas && nHas:
 		s.narrowed(d, ptr+"/enum", "restricted to enum %s", show(ne))
 	case oHas && nHas:
@@ -265,7 +283,13 @@ func (s *schemaCmp) enum(om, nm map[string]any, ptr string, d dir) {
 			}
 		}
 		for _, v := range sortedKeys(ns) {
-			if !os[v] {
+			switch {
+			case os[v]:
+			case carried(valueKind(v)):
+				s.d.add(Compatible, s.kind, s.name, ptr+"/enum", "enum value %s added: the bindings carry it (Valid reports false)", v)
+			case v == "null":
+				s.widened(d, ptr+"/enum", "enum value null added: may now be null")
+			default:
 				s.widened(d, ptr+"/enum", "enum value %s added", v)
 			}
 		}
@@ -280,6 +304,36 @@ func (s *schemaCmp) enum(om, nm map[string]any, ptr string, d dir) {
 	case !oHas && nHas:
 		s.narrowed(d, ptr+"/const", "fixed to const %s", show(nc))
 	}
+}
+
+// valueKind is the JSON type of the JSON text v, integers apart.
+func valueKind(v string) string {
+	var x any
+	_ = json.Unmarshal([]byte(v), &x)
+	switch x := x.(type) {
+	case string:
+		return "string"
+	case float64:
+		if x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
+}
+
+func valueKinds(vs []any) map[string]bool {
+	m := map[string]bool{}
+	for v := range jsonSet(vs) {
+		m[valueKind(v)] = true
+	}
+	return m
 }
 
 func jsonSet(vs []any) map[string]bool {
@@ -381,6 +435,10 @@ func (s *schemaCmp) object(o, n node, om, nm map[string]any, ptr string, d dir, 
 			s.d.add(Breaking, s.kind, s.name, p, "required argument %q added", k)
 		case !inO && inN && d == input:
 			s.d.add(Compatible, s.kind, s.name, p, "optional argument %q added", k)
+		case !inO && inN && isObject(om["additionalProperties"]):
+			// Old bindings decode the new member with the schema of
+			// undeclared members.
+			s.cmp(node{om["additionalProperties"], o.root}, node{nv, n.root}, p, d, depth+1)
 		case !inO && inN:
 			s.d.add(Compatible, s.kind, s.name, p, "output member %q added", k)
 		default:
@@ -404,11 +462,16 @@ func (s *schemaCmp) object(o, n node, om, nm map[string]any, ptr string, d dir, 
 	case !oClosed && nClosed:
 		s.narrowed(d, ptr+"/additionalProperties", "unknown members are now rejected")
 	case oClosed && !nClosed:
-		// Generated decoders ignore or keep unknown output members, so this is
-		// compatible in both directions.
+		// Generated decoders keep undeclared output members (AdditionalProperties
+		// of a closed output object), so this is compatible in both directions.
 		s.d.add(Compatible, s.kind, s.name, ptr+"/additionalProperties", "unknown members are now allowed")
-	case oHas && nHas && isObject(oa) && isObject(na):
+	case isObject(oa) && isObject(na):
 		s.cmp(node{oa, o.root}, node{na, n.root}, ptr+"/additionalProperties", d, depth+1)
+	case isObject(oa) && !nClosed:
+		// Old bindings decode undeclared members with the old schema.
+		s.widened(d, ptr+"/additionalProperties", "undeclared members are no longer restricted by a schema")
+	case isObject(na) && !oClosed:
+		s.narrowed(d, ptr+"/additionalProperties", "undeclared members are now restricted by a schema")
 	}
 }
 

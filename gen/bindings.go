@@ -37,6 +37,49 @@ type ToolInfo struct {
 	IdentityArgument string
 	// SchemaHash is the descriptor's SchemaHash (see SchemaHash).
 	SchemaHash string
+	// Raw lists the members whose values the bindings keep as raw JSON,
+	// each with the reason its generated comment gives.
+	Raw []RawField
+}
+
+// RawField is a member (or the items or values of one) kept as raw JSON.
+type RawField struct {
+	// Role is "Input" or "Output"; Pointer locates the schema within the
+	// tool's input or output schema.
+	Role, Pointer, Reason string
+}
+
+// rawFields lists the raw members reachable from t, in schema order.
+func rawFields(t *ir.Type) []RawField {
+	var out []RawField
+	seen := map[*ir.Type]bool{}
+	var walk func(t *ir.Type)
+	walk = func(t *ir.Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		for _, f := range t.Fields {
+			e := f.Type
+			for e != nil && !e.Named && (e.Kind == ir.Array || e.Kind == ir.Map) {
+				e = e.Elem
+			}
+			if f.Fixed == "" && e != nil && e.Kind == ir.Raw && e.RawReason != "" {
+				ptr := e.Loc.Pointer
+				if e == f.Type {
+					ptr = f.Loc.Pointer
+				}
+				out = append(out, RawField{Role: f.Loc.Schema.Role, Pointer: ptr, Reason: e.RawReason})
+			}
+			walk(f.Type)
+		}
+		walk(t.Elem)
+		for _, v := range t.Variants {
+			walk(v.Type)
+		}
+	}
+	walk(t)
+	return out
 }
 
 // ToolAnnotations are a tool's behaviour hints with the specification's
@@ -71,8 +114,10 @@ func Describe(cfg Config) ([]ToolInfo, error) {
 					Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 					Defaulted: append(slices.Clone(t.Annotations.Defaulted), t.Annotations.Invalid...)},
 			}
+			ti.Raw = rawFields(t.Input.Type)
 			if t.Output != nil {
 				ti.OutputType = t.Output.Type.GoName
+				ti.Raw = append(ti.Raw, rawFields(t.Output.Type)...)
 			}
 			out = append(out, ti)
 		}
@@ -207,7 +252,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 			base := strings.TrimSuffix(path.Base(s.out), ".mcp.go")
 			s.server.Prefix = ident.Ident(base)
 			if s.server.Prefix == "" {
-				errs = append(errs, fmt.Errorf("mcpgen: %s: the input's name has no letters or digits to name its Client after; rename the file", s.in.Name))
+				errs = append(errs, fmt.Errorf("mcpgen: %s: the input's name has no letters, digits or symbols to name its Client after; rename the file", s.in.Name))
 				continue
 			}
 		}

@@ -114,6 +114,9 @@ func TestGoldenCompiles(t *testing.T) {
 			} else {
 				refRoots[u.dir]++
 			}
+			// An output is valid under its schema as written or as its
+			// tolerant decoders read it (tolerate).
+			strict := compileStrict(r)
 			add := func(inst json.RawMessage, want *bool) {
 				v := verdict{unit: u, root: r, key: key, inst: inst, given: want, exact: exact}
 				if sch != nil {
@@ -122,6 +125,9 @@ func TestGoldenCompiles(t *testing.T) {
 						t.Fatalf("%s %s: instance %s: %v", u.dir, key, inst, err)
 					}
 					ok := sch.Validate(inst) == nil
+					if !ok && strict != nil {
+						ok = strict.Validate(inst) == nil
+					}
 					v.ref = &ok
 				}
 				reqs = append(reqs, driverRequest{Root: u.dir + "#" + key, Data: inst})
@@ -199,7 +205,14 @@ func TestGoldenCompiles(t *testing.T) {
 			invoked++
 		}
 		if res.OK {
-			if !sameJSON(v.inst, res.Out) {
+			// An open input that keeps no undeclared members drops them in
+			// a round trip (config inputExtras): the value must come back
+			// without them, with nothing changed or added.
+			if dropsMembers(v.root.Type, map[*ir.Type]bool{}) {
+				if !subsetJSON(res.Out, v.inst) {
+					t.Errorf("%s: round trip changed the value to %s", where, res.Out)
+				}
+			} else if !sameJSON(v.inst, res.Out) {
 				t.Errorf("%s: round trip changed the value to %s", where, res.Out)
 			}
 			if !res.Stable {
@@ -291,8 +304,18 @@ func compileSchema(r *ir.Root) (*jsonschema.Schema, bool, string) {
 	}
 	// format is an annotation for mcpgen (documented, not checked), while
 	// the reference validator asserts it for draft-07; compare without it.
-	dropFormat(doc)
+	if r.Schema.CheckFormats {
+		keepCheckedFormats(doc)
+	} else {
+		dropFormat(doc)
+	}
+	if r.Schema.Tolerant() {
+		tolerate(doc)
+	}
 	c := jsonschema.NewCompiler()
+	if r.Schema.CheckFormats {
+		c.AssertFormat()
+	}
 	if err := c.AddResource("mem:///schema.json", doc); err != nil {
 		return nil, false, err.Error()
 	}
@@ -728,4 +751,216 @@ func normNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// tolerate rewrites an output schema into what its generated decoders
+// accept by design (forward compatibility): closed objects open, and an
+// enum (or a oneOf/anyOf of consts) becomes the JSON types of its values.
+func tolerate(s any) {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return
+	}
+	if m["additionalProperties"] == false {
+		delete(m, "additionalProperties")
+	}
+	typesOf := func(vals []any) []any {
+		var ts []any
+		add := func(t string) {
+			if !slices.Contains(ts, any(t)) {
+				ts = append(ts, t)
+			}
+		}
+		for _, v := range vals {
+			switch v := v.(type) {
+			case string:
+				add("string")
+			case float64:
+				if v == float64(int64(v)) {
+					add("integer")
+				} else {
+					add("number")
+				}
+			case bool:
+				add("boolean")
+			case nil:
+				add("null")
+			case []any:
+				add("array")
+			case map[string]any:
+				add("object")
+			}
+		}
+		if slices.Contains(ts, any("number")) {
+			ts = slices.DeleteFunc(ts, func(t any) bool { return t == "integer" })
+		}
+		return ts
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 1 { // one value is a const
+		delete(m, "enum")
+		if _, typed := m["type"]; !typed {
+			m["type"] = typesOf(e)
+		}
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		l, ok := m[k].([]any)
+		if !ok || len(l) == 0 {
+			continue
+		}
+		var consts []any
+		for _, v := range l {
+			vm, ok := v.(map[string]any)
+			c, has := vm["const"]
+			if !ok || !has || len(withoutKeys(vm, "const", "title", "description")) > 0 {
+				consts = nil
+				break
+			}
+			consts = append(consts, c)
+		}
+		if consts != nil {
+			delete(m, k)
+			if _, typed := m["type"]; !typed {
+				m["type"] = typesOf(consts)
+			}
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"} {
+		tolerate(m[k])
+	}
+	for _, k := range []string{"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"} {
+		if mm, ok := m[k].(map[string]any); ok {
+			for _, v := range mm {
+				tolerate(v)
+			}
+		}
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf", "prefixItems", "items"} {
+		if l, ok := m[k].([]any); ok {
+			for _, v := range l {
+				tolerate(v)
+			}
+		}
+	}
+}
+
+// dropsMembers reports whether t or a type in it is an open struct with no
+// field for undeclared members.
+func dropsMembers(t *ir.Type, seen map[*ir.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind == ir.Struct && !t.Closed && t.Extra == nil {
+		return true
+	}
+	if dropsMembers(t.Elem, seen) || dropsMembers(t.Extra, seen) {
+		return true
+	}
+	for _, f := range t.Fields {
+		if dropsMembers(f.Type, seen) {
+			return true
+		}
+	}
+	for _, v := range t.Variants {
+		if dropsMembers(v.Type, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// subsetJSON reports whether a is b with some object members left out:
+// every member of a is in b with a value that is subsetJSON too, arrays
+// have the same length, and scalars are the same value.
+func subsetJSON(a, b []byte) bool {
+	norm := func(data []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return struct{}{}
+		}
+		return normNumbers(v)
+	}
+	var sub func(x, y any) bool
+	sub = func(x, y any) bool {
+		switch x := x.(type) {
+		case map[string]any:
+			ym, ok := y.(map[string]any)
+			if !ok {
+				return false
+			}
+			for k, v := range x {
+				if w, ok := ym[k]; !ok || !sub(v, w) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			ya, ok := y.([]any)
+			if !ok || len(x) != len(ya) {
+				return false
+			}
+			for i := range x {
+				if !sub(x[i], ya[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		return reflect.DeepEqual(x, y)
+	}
+	return sub(norm(a), norm(b))
+}
+
+// keepCheckedFormats is dropFormat for the formats generated code does not
+// check with config checkFormats: the others stay, for the reference
+// validator to assert.
+func keepCheckedFormats(s any) {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return
+	}
+	if f, ok := m["format"].(string); ok && !slices.Contains(ir.CheckedFormats, f) {
+		delete(m, "format")
+	}
+	for _, v := range m {
+		switch v := v.(type) {
+		case map[string]any:
+			keepCheckedFormats(v)
+		case []any:
+			for _, e := range v {
+				keepCheckedFormats(e)
+			}
+		}
+	}
+}
+
+// compileStrict compiles a tolerant root's schema as written (formats
+// aside), or returns nil.
+func compileStrict(r *ir.Root) *jsonschema.Schema {
+	if !r.Schema.Tolerant() || len(r.Schema.Strip) > 0 {
+		return nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Schema.Data))
+	if err != nil {
+		return nil
+	}
+	if r.Schema.CheckFormats {
+		keepCheckedFormats(doc)
+	} else {
+		dropFormat(doc)
+	}
+	c := jsonschema.NewCompiler()
+	if r.Schema.CheckFormats {
+		c.AssertFormat()
+	}
+	if c.AddResource("mem:///strict.json", doc) != nil {
+		return nil
+	}
+	sch, err := c.Compile("mem:///strict.json")
+	if err != nil {
+		return nil
+	}
+	return sch
 }

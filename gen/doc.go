@@ -22,10 +22,11 @@
 // Pointer, in a *mcpruntime.ValidationError. Structs, unions and named
 // arrays and maps have MarshalJSON/UnmarshalJSON; UnmarshalJSON reports
 // wrong JSON types, null where null is not allowed, missing required
-// members and (for additionalProperties: false) undeclared members, all of
+// members and (for additionalProperties: false on inputs) undeclared members, all of
 // them; Validate reports the value constraints (enum, const, minimum,
 // maximum, exclusive bounds, multipleOf, minLength, maxLength, pattern,
-// minItems, maxItems, uniqueItems, minProperties, maxProperties). The
+// minItems, maxItems, uniqueItems, minProperties, maxProperties,
+// dependentRequired). The
 // checks are generated code, not a schema interpreter.
 //
 // # Bindings
@@ -61,7 +62,7 @@
 //     "null"], anyOf/oneOf [T, {type: null}], enum with null) →
 //     mcpruntime.Nullable[T], which keeps absent, null and value apart.
 //   - enum of strings or numbers → a named type with constants named
-//     <Type><Value> and Valid(). A value without letters or digits, or two
+//     <Type><Value> and Valid(). A value of only spaces, or two
 //     values that normalise to the same name, get <Type>Value<index>
 //     instead, index being the value's position in the schema's enum. Mixed
 //     or boolean enums stay raw JSON or bool, checked by Validate.
@@ -69,26 +70,71 @@
 //     always sends it and decoding checks it. Other consts are checked.
 //   - Objects with properties → named structs (<Tool>Input<Prop>...,
 //     <...>Item for array elements, <...>Value for map values). Undeclared
-//     members of an open object are kept in AdditionalProperties, typed
-//     when additionalProperties is a schema, so a round trip loses nothing.
-//     An object without properties → map[string]T.
+//     members of an open output object are kept in AdditionalProperties,
+//     typed when additionalProperties is a schema, so a round trip loses
+//     nothing. An open input object has that field only when its schema
+//     constrains undeclared members (an additionalProperties schema,
+//     patternProperties, min/maxProperties) or Config.InputExtras is set;
+//     otherwise decoding ignores them (Go callers never fill such a field,
+//     and a model's arguments are sent as written). An object without
+//     properties → map[string]T.
+//   - Structurally identical inline objects of one input (the memory
+//     server's five entity schemas) become one named type, named by the
+//     segments every copy's name ends with (EntitiesItem) when that is
+//     free, else after the copy that comes first by tool, role and JSON
+//     Pointer; inputs and outputs never share. Config.KeepShapesApart
+//     turns this off.
 //   - $defs and definitions keep their names when the name is unique among
 //     all schemas generated together, else <Root><Name>. Recursive
 //     references work: fields that close a cycle of structs are pointers.
-//   - oneOf/anyOf → a sum type (unexported variant fields, As<V>/Set<V>
-//     methods, MarshalJSON/UnmarshalJSON) when the variants can be told
-//     apart by JSON type, by a const member every variant requires, or by a
-//     required member unique to each variant (for oneOf, an object with
-//     more than one such member is a violation). A oneOf/anyOf of consts
-//     is an enum. Otherwise → json.RawMessage, with a comment saying why;
+//   - oneOf/anyOf → a sum type: a struct with unexported variant fields,
+//     a constructor per variant (<Union>Of<V>(v), so a value is written in
+//     one expression: Shape: DrawInputShapeOfCircle(DrawInputShapeCircle{Radius: 1})),
+//     As<V> and Set<V> methods, MarshalJSON/UnmarshalJSON, and Validate
+//     reporting a zero value (no variant set). A variant that is itself a
+//     oneOf/anyOf (directly or through a $ref) is flattened into the outer
+//     union; a duplicate variant of an anyOf is dropped. Variants are told
+//     apart by JSON type, then, among objects, by a const member every
+//     variant requires, or by a required member unique to each variant
+//     (for oneOf, an object with more than one such member is a
+//     violation). Variants of one JSON type that none of these tells apart
+//     are tried in a documented order, the most specific first (objects:
+//     more required members, then closed before open, then more declared
+//     properties; other types: more constraint keywords; then schema
+//     order): each decodes and validates the value on its own, anyOf takes
+//     the first that accepts it, and oneOf needs exactly one to. Object
+//     variants keep undeclared members, which can decide the variant. A
+//     oneOf/anyOf of consts is an enum. A union with a variant that does
+//     not say its JSON type → json.RawMessage, with a comment saying why;
 //     such values are not checked.
 //   - allOf → merged into one schema (properties and required united,
 //     bounds tightened, several patterns all checked). Parts that cannot
 //     be merged → json.RawMessage with the reason.
-//   - {} and true → json.RawMessage. not, if/then/else, patternProperties,
-//     prefixItems, dependent*, propertyNames and contains still compile and
-//     are documented on the type as not checked; format is documented,
-//     not checked.
+//   - Raw JSON fields say why they are raw in a comment, also when the
+//     raw values are the items or values of an array or map. A required
+//     raw member must be set (Validate reports a nil one, which would be
+//     sent as null); where the schema refuses null (a union kept raw, a
+//     mixed enum without null), decoding and Validate refuse it.
+//   - {} and true → json.RawMessage. dependentRequired (and draft-07
+//     dependencies listing member names) is checked by Validate, on
+//     declared and undeclared members (an input object with it keeps
+//     AdditionalProperties). not and if/then/else on a string, number,
+//     boolean, array, map or struct, and prefixItems (with the items after
+//     them), are checked too: each subschema becomes an unexported type
+//     whose generated decoder and validator decide whether the value (its
+//     JSON encoding) matches; a subschema that generated code cannot check
+//     exactly, and patternProperties, dependentSchemas, propertyNames and
+//     contains, still compile and are documented on the type as not
+//     checked. format is
+//     documented; with Config.CheckFormats, Validate checks date,
+//     date-time, email, uri and uuid (mcpimpl.ValidFormat).
+//   - Outputs (tool outputs, resource contents) decode tolerantly, so that
+//     bindings survive a compatible server release: a closed output object
+//     keeps undeclared members in AdditionalProperties, and an output enum
+//     of several values carries values it does not list (Valid reports
+//     false; Validate does not fail). Each is reported once through
+//     mcpruntime.SetUnknownHook. Inputs stay strict. docs/cli.md states
+//     the rule mcpgen check shares.
 //   - Output schemas may be any JSON value: a string, array, number or
 //     raw output becomes a defined type; one that may be null becomes a
 //     union with a Null variant.
@@ -98,11 +144,35 @@
 // Identifiers come from splitting names on non-alphanumerics and case
 // changes, with initialisms upper-cased (user_id and userId → UserID) and
 // an X in front of names that would not start with an upper-case letter.
-// A field named like a generated method (Validate, MarshalJSON,
+// Symbols between words only separate them; symbols before the first
+// word or after the last are spelled, so that names differing by them
+// stay apart: $type → DollarType, @context → AtContext, - → Dash, +1 →
+// Plus1, -1 → Minus1 (a dash before a digit), c++ → CPlusPlus; spaces
+// spell nothing and an underscore only when the name has nothing else
+// (_meta → Meta, _ → Underscore); a symbol outside ASCII is U and its code
+// point. A field named like a generated method (Validate, MarshalJSON,
 // UnmarshalJSON) gets a trailing underscore. Two declarations with the
-// same Go name are an error naming both JSON Pointers, resolved with
-// Config.Renames (a tool's naming name) or Config.GoNames / x-go-name (a
-// pinned identifier); names never depend on the order they are met in.
+// same Go name are an error naming both positions (file:line:col and JSON
+// Pointer), resolved with Config.Renames (a tool's naming name) or
+// Config.GoNames / x-go-name (a pinned identifier); names never depend on
+// the order they are met in. A nested type's name longer than 40
+// characters (names.MaxName) is shortened to its base (the tool's Input
+// or Output, a $defs name or a pin) and as many of its last segments as
+// fit, generic Item and Value left out unless last (then with the segment
+// before: ...RichTextItemsItem), when no other type has or would get that
+// name; otherwise it keeps its full name.
+//
+// # Why unions are structs with constructors
+//
+// protobuf-go writes a oneof as an interface field with one wrapper struct
+// per variant (&pb.Shape_Circle{Circle: &pb.Circle{...}}); ogen writes a sum
+// type as a struct with one field per variant and a constructor per
+// variant. mcpgen follows ogen: one Go type per union carries the
+// MarshalJSON, UnmarshalJSON and Validate methods (which a tool's root
+// output needs, and an interface cannot carry), scalar and array variants
+// need no wrapper types, and constructors make every value one expression.
+// The price is a zero value with no variant, which Validate reports
+// before a call is made.
 //
 // # Regular expressions
 //

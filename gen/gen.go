@@ -71,6 +71,20 @@ type Config struct {
 	// Gate, when set, becomes a generated GateOptions function giving the
 	// configured approval policies to mcpruntime.NewGate.
 	Gate *GateConfig
+	// InputExtras gives every open input object an AdditionalProperties
+	// field (config inputExtras). Without it an input struct has one only
+	// when its schema constrains undeclared members (an
+	// additionalProperties schema, patternProperties, min/maxProperties);
+	// other undeclared members are ignored when decoding.
+	InputExtras bool
+	// KeepShapesApart turns off sharing (config keepShapesApart):
+	// otherwise structurally identical inline objects of one input become
+	// one named type (see ir.Share).
+	KeepShapesApart bool
+	// CheckFormats makes Validate check the formats date, date-time,
+	// email, uri and uuid (config checkFormats); otherwise format is
+	// documented, not checked.
+	CheckFormats bool
 }
 
 // Gate policies, as in the config file.
@@ -202,7 +216,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member)}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {
@@ -273,6 +287,20 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
+	if !cfg.KeepShapesApart {
+		// Naming once without sharing tells which names are taken.
+		_ = names.Assign(roots, types)
+		taken := map[string]bool{}
+		for _, t := range types {
+			taken[t.GoName] = true
+			t.GoName = ""
+		}
+		ir.Share(roots, taken)
+		seen, types = map[*ir.Type]bool{}, nil
+		for _, r := range roots {
+			types = append(types, ir.Named(r.Type, seen)...)
+		}
+	}
 	var resSets []*resourceSet
 	for _, s := range srcs {
 		s.res.attach(roots)
@@ -281,11 +309,31 @@ func plan(cfg Config) (*planned, error) {
 	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots, cfg.Gate)
 	errs = append(errs, bErrs2...)
 	probs = append(probs, names.AssignWith(roots, types, decls)...)
+	// The other position of a collision gets its line and column too.
+	lineCol := func(l ir.Loc) string {
+		var e *manifest.Error
+		if ix, ok := overrideIx[l.Schema]; ok {
+			e = ix.Errorf(l.Schema.File, l.Pointer, "x")
+		} else if f, ok := index[l.Schema]; ok {
+			e = f.Errorf(l.Schema.Base+l.Pointer, "x")
+		}
+		if e == nil || e.Line == 0 {
+			return l.Where()
+		}
+		return fmt.Sprintf("%s:%d:%d %s", e.File, e.Line, e.Col, e.Pointer)
+	}
+	problem := func(pr names.Problem) error {
+		msg := pr.Msg
+		if pr.Also != nil {
+			msg = strings.Replace(msg, pr.Also.Where(), lineCol(*pr.Also), 1)
+		}
+		return pos(pr.Loc, msg)
+	}
 	for _, pr := range probs {
-		errs = append(errs, pos(pr.Loc, pr.Msg))
+		errs = append(errs, problem(pr))
 	}
 	for _, pr := range resourceCollisions(resSets, roots, types) {
-		errs = append(errs, pos(pr.Loc, pr.Msg))
+		errs = append(errs, problem(pr))
 	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
 	if len(errs) > 0 {

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.txtar with th
 
 // A golden case is a txtar archive:
 //
-//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs
+//	-- config.json --      optional: package, renames, goNames, overrides, stripArgs, inputExtras, keepShapesApart, checkFormats
 //	-- in/<name>.json --   one or more inputs
 //	-- instances.json --   optional: [{"tool", "role", "valid": [...], "invalid": [...]}]
 //	-- want/<file>.go --   the generated files, or
@@ -49,6 +49,12 @@ type caseConfig struct {
 	StripArgs map[string][]string        `json:"stripArgs"`
 	Resources map[string]ResourceBinding `json:"resources"`
 	Gate      *GateConfig                `json:"gate"`
+	// InputExtras is Config.InputExtras (config inputExtras).
+	InputExtras bool `json:"inputExtras"`
+	// KeepShapesApart is Config.KeepShapesApart (config keepShapesApart).
+	KeepShapesApart bool `json:"keepShapesApart"`
+	// CheckFormats is Config.CheckFormats (config checkFormats).
+	CheckFormats bool `json:"checkFormats"`
 }
 
 func loadCases(t *testing.T) []*goldenCase {
@@ -85,6 +91,9 @@ func loadCases(t *testing.T) []*goldenCase {
 		c.cfg.Package, c.cfg.Renames, c.cfg.GoNames, c.cfg.Overrides, c.cfg.StripArgs = cc.Package, cc.Renames, cc.GoNames, cc.Overrides, cc.StripArgs
 		c.cfg.Resources = cc.Resources
 		c.cfg.Gate = cc.Gate
+		c.cfg.InputExtras = cc.InputExtras
+		c.cfg.KeepShapesApart = cc.KeepShapesApart
+		c.cfg.CheckFormats = cc.CheckFormats
 		out = append(out, c)
 	}
 	return out

@@ -171,7 +171,8 @@ func resourceCollisions(sets []*resourceSet, roots []*ir.Root, types []*ir.Type)
 			continue
 		}
 		seen[pair] = true
-		probs = append(probs, names.Problem{Loc: c.B.Pos.(ir.Loc), Msg: c.Message()})
+		a := c.A.Pos.(ir.Loc)
+		probs = append(probs, names.Problem{Loc: c.B.Pos.(ir.Loc), Msg: c.Message(), Also: &a})
 	}
 	return probs
 }

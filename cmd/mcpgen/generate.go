@@ -152,8 +152,11 @@ func (o *generateOpts) units() ([]unit, error) {
 			Package: s.Package,
 			// The config's directory is the root of names in headers and
 			// errors, so output does not depend on where mcpgen runs.
-			Inputs:  []gen.Input{{Name: s.Manifest, Data: data}},
-			Renames: s.Tools.Rename,
+			Inputs:          []gen.Input{{Name: s.Manifest, Data: data}},
+			Renames:         s.Tools.Rename,
+			InputExtras:     s.InputExtras,
+			KeepShapesApart: s.KeepShapesApart,
+			CheckFormats:    s.CheckFormats,
 		}}
 		if len(s.Tools.Override) > 0 {
 			u.cfg.Overrides = map[string]gen.ToolOverride{}

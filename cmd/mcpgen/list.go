@@ -228,6 +228,9 @@ func writeListings(w io.Writer, ls []listing) {
 			if t.IdentityArgument != "" {
 				fmt.Fprintf(w, "%sidentity argument %q, set by the runtime\n", pad, t.IdentityArgument)
 			}
+			for _, r := range t.Raw {
+				fmt.Fprintf(w, "%sraw JSON: %s %s: %s\n", pad, strings.ToLower(r.Role), r.Pointer, r.Reason)
+			}
 		}
 	}
 	if defaults {

@@ -39,7 +39,7 @@ func main() {
 	log.SetFlags(0)
 	addr := flag.String("http", "", "serve streamable HTTP on `addr` instead of stdio")
 	var faults crm.Faults
-	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, hang-after=TOOL, or without=TOOL", func(v string) error {
+	flag.Func("fault", "misbehave, for testing clients (repeatable): malformed-output, hang, hang-after=TOOL, newer-release, or without=TOOL", func(v string) error {
 		switch name, tool, _ := strings.Cut(v, "="); {
 		case v == "malformed-output":
 			faults.MalformedOutput = true
@@ -47,6 +47,8 @@ func main() {
 			faults.Hang = true
 		case name == "hang-after" && tool != "":
 			faults.HangAfter = append(faults.HangAfter, tool)
+		case v == "newer-release":
+			faults.NewerRelease = true
 		case name == "without" && tool != "":
 			faults.Without = append(faults.Without, tool)
 		default:

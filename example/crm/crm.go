@@ -168,7 +168,7 @@ func (c *CRM) addTool(s *server.MCPServer, name, title, desc string, ann mcp.Too
 	t := mcp.NewToolWithRawSchema(name, desc, raw(sc.in))
 	t.Title = title
 	t.Annotations = ann
-	t.RawOutputSchema = raw(sc.out)
+	t.RawOutputSchema = raw(c.faults.outputSchema(sc.out))
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := strictArgs(req, sc.in); err != nil {
 			return mcp.NewToolResultError(err.Error()), nil

@@ -15,6 +15,11 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
+// Integers are int64 unless a schema's format or range picks another Go
+// type (a range beyond 64 bits is float64, as its comment says). Decoding
+// refuses a value outside the Go type's range, naming the member: it could
+// not be carried without loss.
+
 // Patterns of the schemas, compiled once.
 var (
 	patternGetContactInput0 = regexp.MustCompile("^C-[0-9]{4}$")
@@ -419,22 +424,20 @@ func GateOptions() []mcpruntime.GateOption {
 // The tool's description:
 //
 //	Export contacts as CSV, embedded in the result.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type ExportContactsInput struct {
 	// Only contacts owned by this user id.
 	Owner *string `json:"owner,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ExportContactsInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Owner != nil {
 		enc.Member("owner", v.Owner)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "owner")
 	return enc.Bytes()
 }
 
@@ -450,7 +453,6 @@ func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("owner"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "owner")
 	return vs.Err("")
 }
 
@@ -602,7 +604,10 @@ func DecodeGetContactInput(data []byte) (GetContactInput, error) {
 
 // GetContactOutput is the output (structured content) of the "get_contact" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type GetContactOutput struct {
 	// Contact id, e.g. C-1001.
 	ID string `json:"id"`
@@ -618,9 +623,14 @@ type GetContactOutput struct {
 	Owner string `json:"owner"`
 
 	Tags []string `json:"tags"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetContactOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
@@ -629,12 +639,13 @@ func (v GetContactOutput) MarshalJSON() ([]byte, error) {
 	enc.Member("company", v.Company)
 	enc.Member("owner", v.Owner)
 	enc.Member("tags", mcpimpl.NonNilSlice(v.Tags))
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "name", "email", "company", "owner", "tags")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -661,7 +672,7 @@ func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("tags"); ok {
 		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
 	}
-	m.Unknown("", &vs, "id", "name", "email", "company", "owner", "tags")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetContactOutput", "id", "name", "email", "company", "owner", "tags")
 	return vs.Err("")
 }
 
@@ -758,7 +769,10 @@ func DecodeGetDealInput(data []byte) (GetDealInput, error) {
 
 // GetDealOutput is the output (structured content) of the "get_deal" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type GetDealOutput struct {
 	// Deal id, e.g. D-2001.
 	ID string `json:"id"`
@@ -776,9 +790,14 @@ type GetDealOutput struct {
 	Owner string `json:"owner"`
 
 	Notes []string `json:"notes"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
@@ -789,12 +808,13 @@ func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 	enc.Member("currency", v.Currency)
 	enc.Member("owner", v.Owner)
 	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -827,7 +847,7 @@ func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("notes"); ok {
 		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
-	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetDealOutput", "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 
@@ -874,7 +894,9 @@ const (
 	GetDealOutputStageLost        GetDealOutputStage = "lost"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetDealOutputStage) Valid() bool {
 	switch e {
 	case GetDealOutputStageLead, GetDealOutputStageQualified, GetDealOutputStageProposal, GetDealOutputStageNegotiation, GetDealOutputStageWon, GetDealOutputStageLost:
@@ -885,7 +907,7 @@ func (e GetDealOutputStage) Valid() bool {
 
 func (e GetDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
+		mcpimpl.UnknownEnum("GetDealOutputStage", e)
 	}
 }
 
@@ -899,7 +921,9 @@ const (
 	GetDealOutputCurrencyUsd GetDealOutputCurrency = "USD"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetDealOutputCurrency) Valid() bool {
 	switch e {
 	case GetDealOutputCurrencyEur, GetDealOutputCurrencyGbp, GetDealOutputCurrencyUsd:
@@ -910,7 +934,7 @@ func (e GetDealOutputCurrency) Valid() bool {
 
 func (e GetDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"EUR\", \"GBP\", \"USD\"")
+		mcpimpl.UnknownEnum("GetDealOutputCurrency", e)
 	}
 }
 
@@ -1105,25 +1129,34 @@ func (e SearchDealsInputStage) validate(ptr string, vs *mcpimpl.Violations) {
 
 // SearchDealsOutput is the output (structured content) of the "search_deals" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type SearchDealsOutput struct {
 	Deals []SearchDealsOutputDealsItem `json:"deals"`
 
 	// Matches before the limit was applied.
 	Total int64 `json:"total"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("deals", mcpimpl.NonNilSlice(v.Deals))
 	enc.Member("total", v.Total)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "deals", "total")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1138,7 +1171,7 @@ func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("total"); ok {
 		mcpimpl.DecodeInteger[int64](raw, &v.Total, "/total", &vs)
 	}
-	m.Unknown("", &vs, "deals", "total")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SearchDealsOutput", "deals", "total")
 	return vs.Err("")
 }
 
@@ -1175,7 +1208,10 @@ func DecodeSearchDealsOutput(data []byte) (SearchDealsOutput, error) {
 
 // SearchDealsOutputDealsItem is the schema at /properties/deals/items of the "search_deals" tool's output schema.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type SearchDealsOutputDealsItem struct {
 	ID string `json:"id"`
 
@@ -1188,9 +1224,14 @@ type SearchDealsOutputDealsItem struct {
 	Amount float64 `json:"amount"`
 
 	Currency string `json:"currency"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
@@ -1199,12 +1240,13 @@ func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
 	enc.Member("stage", v.Stage)
 	enc.Member("amount", v.Amount)
 	enc.Member("currency", v.Currency)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "company", "stage", "amount", "currency")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1231,7 +1273,7 @@ func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("currency"); ok {
 		mcpimpl.DecodeString[string](raw, &v.Currency, "/currency", &vs)
 	}
-	m.Unknown("", &vs, "id", "title", "company", "stage", "amount", "currency")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SearchDealsOutputDealsItem", "id", "title", "company", "stage", "amount", "currency")
 	return vs.Err("")
 }
 
@@ -1252,7 +1294,9 @@ const (
 	SearchDealsOutputDealsItemStageLost        SearchDealsOutputDealsItemStage = "lost"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e SearchDealsOutputDealsItemStage) Valid() bool {
 	switch e {
 	case SearchDealsOutputDealsItemStageLead, SearchDealsOutputDealsItemStageQualified, SearchDealsOutputDealsItemStageProposal, SearchDealsOutputDealsItemStageNegotiation, SearchDealsOutputDealsItemStageWon, SearchDealsOutputDealsItemStageLost:
@@ -1263,7 +1307,7 @@ func (e SearchDealsOutputDealsItemStage) Valid() bool {
 
 func (e SearchDealsOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
+		mcpimpl.UnknownEnum("SearchDealsOutputDealsItemStage", e)
 	}
 }
 
@@ -1356,7 +1400,10 @@ func DecodeSendEmailInput(data []byte) (SendEmailInput, error) {
 
 // SendEmailOutput is the output (structured content) of the "send_email" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type SendEmailOutput struct {
 	MessageID string `json:"message_id"`
 
@@ -1364,20 +1411,26 @@ type SendEmailOutput struct {
 	To string `json:"to"`
 
 	Status string `json:"status"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("message_id", v.MessageID)
 	enc.Member("to", v.To)
 	enc.Member("status", v.Status)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "message_id", "to", "status")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1395,7 +1448,7 @@ func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("status"); ok {
 		mcpimpl.DecodeString[string](raw, &v.Status, "/status", &vs)
 	}
-	m.Unknown("", &vs, "message_id", "to", "status")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SendEmailOutput", "message_id", "to", "status")
 	return vs.Err("")
 }
 
@@ -1561,7 +1614,10 @@ func (e UpdateDealInputStage) validate(ptr string, vs *mcpimpl.Violations) {
 
 // UpdateDealOutput is the output (structured content) of the "update_deal" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type UpdateDealOutput struct {
 	// Deal id, e.g. D-2001.
 	ID string `json:"id"`
@@ -1579,9 +1635,14 @@ type UpdateDealOutput struct {
 	Owner string `json:"owner"`
 
 	Notes []string `json:"notes"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("id", v.ID)
@@ -1592,12 +1653,13 @@ func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 	enc.Member("currency", v.Currency)
 	enc.Member("owner", v.Owner)
 	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1630,7 +1692,7 @@ func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("notes"); ok {
 		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
 	}
-	m.Unknown("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "UpdateDealOutput", "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
 	return vs.Err("")
 }
 
@@ -1677,7 +1739,9 @@ const (
 	UpdateDealOutputStageLost        UpdateDealOutputStage = "lost"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e UpdateDealOutputStage) Valid() bool {
 	switch e {
 	case UpdateDealOutputStageLead, UpdateDealOutputStageQualified, UpdateDealOutputStageProposal, UpdateDealOutputStageNegotiation, UpdateDealOutputStageWon, UpdateDealOutputStageLost:
@@ -1688,7 +1752,7 @@ func (e UpdateDealOutputStage) Valid() bool {
 
 func (e UpdateDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
+		mcpimpl.UnknownEnum("UpdateDealOutputStage", e)
 	}
 }
 
@@ -1702,7 +1766,9 @@ const (
 	UpdateDealOutputCurrencyUsd UpdateDealOutputCurrency = "USD"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e UpdateDealOutputCurrency) Valid() bool {
 	switch e {
 	case UpdateDealOutputCurrencyEur, UpdateDealOutputCurrencyGbp, UpdateDealOutputCurrencyUsd:
@@ -1713,7 +1779,7 @@ func (e UpdateDealOutputCurrency) Valid() bool {
 
 func (e UpdateDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"EUR\", \"GBP\", \"USD\"")
+		mcpimpl.UnknownEnum("UpdateDealOutputCurrency", e)
 	}
 }
 

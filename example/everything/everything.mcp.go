@@ -732,20 +732,18 @@ func (c *Client) TriggerURLElicitation(ctx context.Context, in TriggerURLElicita
 //	Echo Tool
 //
 //	Echoes back the input string
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type EchoInput struct {
 	// Message to echo
 	Message string `json:"message"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v EchoInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("message", v.Message)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "message")
 	return enc.Bytes()
 }
 
@@ -762,7 +760,6 @@ func (v *EchoInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("message"); ok {
 		mcpimpl.DecodeString[string](raw, &v.Message, "/message", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "message")
 	return vs.Err("")
 }
 
@@ -797,6 +794,9 @@ func DecodeEchoInput(data []byte) (EchoInput, error) {
 //	Get Annotated Message Tool
 //
 //	Demonstrates how annotations can be used to provide metadata about content.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetAnnotatedMessageInput struct {
 	// Type of message to demonstrate different annotation patterns
 	MessageType GetAnnotatedMessageInputMessageType `json:"messageType"`
@@ -804,20 +804,15 @@ type GetAnnotatedMessageInput struct {
 	// Whether to include an example image
 	// Default: false (applied by the server, not by this type).
 	IncludeImage *bool `json:"includeImage,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetAnnotatedMessageInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("messageType", v.MessageType)
 	if v.IncludeImage != nil {
 		enc.Member("includeImage", v.IncludeImage)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "messageType", "includeImage")
 	return enc.Bytes()
 }
 
@@ -837,7 +832,6 @@ func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("includeImage"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "messageType", "includeImage")
 	return vs.Err("")
 }
 
@@ -901,16 +895,14 @@ func (e GetAnnotatedMessageInputMessageType) validate(ptr string, vs *mcpimpl.Vi
 //	Print Environment Tool
 //
 //	Returns all environment variables, helpful for debugging MCP server configuration
-type GetEnvInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type GetEnvInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetEnvInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -923,7 +915,6 @@ func (v *GetEnvInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = GetEnvInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -958,23 +949,21 @@ func DecodeGetEnvInput(data []byte) (GetEnvInput, error) {
 //	Get Resource Links Tool
 //
 //	Returns up to ten resource links that reference different types of resources
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetResourceLinksInput struct {
 	// Number of resource links to return (1-10)
 	// Default: 3 (applied by the server, not by this type).
 	Count *float64 `json:"count,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceLinksInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Count != nil {
 		enc.Member("count", v.Count)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "count")
 	return enc.Bytes()
 }
 
@@ -990,7 +979,6 @@ func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("count"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "count")
 	return vs.Err("")
 }
 
@@ -1034,6 +1022,9 @@ func DecodeGetResourceLinksInput(data []byte) (GetResourceLinksInput, error) {
 //	Get Resource Reference Tool
 //
 //	Returns a resource reference that can be used by MCP clients
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetResourceReferenceInput struct {
 	// Default: "Text" (applied by the server, not by this type).
 	ResourceType *GetResourceReferenceInputResourceType `json:"resourceType,omitempty"`
@@ -1041,13 +1032,9 @@ type GetResourceReferenceInput struct {
 	// ID of the text resource to fetch
 	// Default: 1 (applied by the server, not by this type).
 	ResourceID *float64 `json:"resourceId,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.ResourceType != nil {
@@ -1056,7 +1043,6 @@ func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
 	if v.ResourceID != nil {
 		enc.Member("resourceId", v.ResourceID)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "resourceType", "resourceId")
 	return enc.Bytes()
 }
 
@@ -1075,7 +1061,6 @@ func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("resourceId"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "resourceType", "resourceId")
 	return vs.Err("")
 }
 
@@ -1138,16 +1123,14 @@ func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpimpl.
 //	Get Roots List Tool
 //
 //	Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
-type GetRootsListInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type GetRootsListInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetRootsListInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1160,7 +1143,6 @@ func (v *GetRootsListInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = GetRootsListInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1195,20 +1177,18 @@ func DecodeGetRootsListInput(data []byte) (GetRootsListInput, error) {
 //	Get Structured Content Tool
 //
 //	Returns structured content along with an output schema for client data validation
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetStructuredContentInput struct {
 	// Choose city
 	Location GetStructuredContentInputLocation `json:"location"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetStructuredContentInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("location", v.Location)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "location")
 	return enc.Bytes()
 }
 
@@ -1225,7 +1205,6 @@ func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("location"); ok {
 		mcpimpl.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "location")
 	return vs.Err("")
 }
 
@@ -1284,7 +1263,10 @@ func (e GetStructuredContentInputLocation) validate(ptr string, vs *mcpimpl.Viol
 
 // GetStructuredContentOutput is the output (structured content) of the "get-structured-content" tool.
 //
-// Decoding rejects members the schema does not declare.
+// The schema closes this object, but a newer release of the server may
+// send more: decoding keeps members the schema does not declare in
+// AdditionalProperties and reports each name once through
+// mcpruntime.SetUnknownHook, never as an error.
 type GetStructuredContentOutput struct {
 	// Temperature in celsius
 	Temperature float64 `json:"temperature"`
@@ -1294,20 +1276,26 @@ type GetStructuredContentOutput struct {
 
 	// Humidity percentage
 	Humidity float64 `json:"humidity"`
+
+	// AdditionalProperties keeps the members the schema does not declare
+	// (sent by a newer release of the server), so that nothing is lost in a
+	// round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then nothing else.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("temperature", v.Temperature)
 	enc.Member("conditions", v.Conditions)
 	enc.Member("humidity", v.Humidity)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "temperature", "conditions", "humidity")
 	return enc.Bytes()
 }
 
-// UnmarshalJSON decodes data strictly: every wrong JSON type, missing
-// required member and undeclared member is reported in a
-// *mcpruntime.ValidationError.
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError. Undeclared
+// members are kept, not rejected.
 func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	var vs mcpimpl.Violations
 	var m mcpimpl.Object
@@ -1325,7 +1313,7 @@ func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("humidity"); ok {
 		mcpimpl.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
 	}
-	m.Unknown("", &vs, "temperature", "conditions", "humidity")
+	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetStructuredContentOutput", "temperature", "conditions", "humidity")
 	return vs.Err("")
 }
 
@@ -1360,24 +1348,22 @@ func DecodeGetStructuredContentOutput(data []byte) (GetStructuredContentOutput, 
 //	Get Sum Tool
 //
 //	Returns the sum of two numbers
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GetSumInput struct {
 	// First number
 	A float64 `json:"a"`
 
 	// Second number
 	B float64 `json:"b"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetSumInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("a", v.A)
 	enc.Member("b", v.B)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "a", "b")
 	return enc.Bytes()
 }
 
@@ -1397,7 +1383,6 @@ func (v *GetSumInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("b"); ok {
 		mcpimpl.DecodeNumber[float64](raw, &v.B, "/b", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "a", "b")
 	return vs.Err("")
 }
 
@@ -1432,16 +1417,14 @@ func DecodeGetSumInput(data []byte) (GetSumInput, error) {
 //	Get Tiny Image Tool
 //
 //	Returns a tiny MCP logo image.
-type GetTinyImageInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type GetTinyImageInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetTinyImageInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1454,7 +1437,6 @@ func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = GetTinyImageInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1489,6 +1471,9 @@ func DecodeGetTinyImageInput(data []byte) (GetTinyImageInput, error) {
 //	GZip File as Resource Tool
 //
 //	Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type GzipFileAsResourceInput struct {
 	// Name of the output file
 	// Default: "README.md.gz" (applied by the server, not by this type).
@@ -1502,13 +1487,9 @@ type GzipFileAsResourceInput struct {
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	// Default: "resourceLink" (applied by the server, not by this type).
 	OutputType *GzipFileAsResourceInputOutputType `json:"outputType,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Name != nil {
@@ -1520,7 +1501,6 @@ func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
 	if v.OutputType != nil {
 		enc.Member("outputType", v.OutputType)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "name", "data", "outputType")
 	return enc.Bytes()
 }
 
@@ -1542,7 +1522,6 @@ func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("outputType"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "name", "data", "outputType")
 	return vs.Err("")
 }
 
@@ -1607,6 +1586,9 @@ func (e GzipFileAsResourceInputOutputType) validate(ptr string, vs *mcpimpl.Viol
 //	Simulate Research Query
 //
 //	Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type SimulateResearchQueryInput struct {
 	// The research topic to investigate
 	Topic string `json:"topic"`
@@ -1614,20 +1596,15 @@ type SimulateResearchQueryInput struct {
 	// Simulate an ambiguous query that requires clarification (triggers input_required status)
 	// Default: false (applied by the server, not by this type).
 	Ambiguous *bool `json:"ambiguous,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v SimulateResearchQueryInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("topic", v.Topic)
 	if v.Ambiguous != nil {
 		enc.Member("ambiguous", v.Ambiguous)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "topic", "ambiguous")
 	return enc.Bytes()
 }
 
@@ -1647,7 +1624,6 @@ func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("ambiguous"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "topic", "ambiguous")
 	return vs.Err("")
 }
 
@@ -1682,16 +1658,14 @@ func DecodeSimulateResearchQueryInput(data []byte) (SimulateResearchQueryInput, 
 //	Toggle Simulated Logging
 //
 //	Toggles simulated, random-leveled logging on or off.
-type ToggleSimulatedLoggingInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type ToggleSimulatedLoggingInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSimulatedLoggingInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1704,7 +1678,6 @@ func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = ToggleSimulatedLoggingInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1739,16 +1712,14 @@ func DecodeToggleSimulatedLoggingInput(data []byte) (ToggleSimulatedLoggingInput
 //	Toggle Subscriber Updates
 //
 //	Toggles simulated resource subscription updates on or off.
-type ToggleSubscriberUpdatesInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type ToggleSubscriberUpdatesInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSubscriberUpdatesInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1761,7 +1732,6 @@ func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = ToggleSubscriberUpdatesInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1796,16 +1766,14 @@ func DecodeToggleSubscriberUpdatesInput(data []byte) (ToggleSubscriberUpdatesInp
 //	Trigger Elicitation Request Tool
 //
 //	Trigger a Request from the Server for User Elicitation
-type TriggerElicitationRequestInput struct {
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
+type TriggerElicitationRequestInput struct{}
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerElicitationRequestInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties)
 	return enc.Bytes()
 }
 
@@ -1818,7 +1786,6 @@ func (v *TriggerElicitationRequestInput) UnmarshalJSON(data []byte) error {
 		return vs.Err("")
 	}
 	*v = TriggerElicitationRequestInput{}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw)
 	return vs.Err("")
 }
 
@@ -1853,6 +1820,9 @@ func DecodeTriggerElicitationRequestInput(data []byte) (TriggerElicitationReques
 //	Trigger Long Running Operation Tool
 //
 //	Demonstrates a long running operation with progress updates.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type TriggerLongRunningOperationInput struct {
 	// Duration of the operation in seconds
 	// Default: 10 (applied by the server, not by this type).
@@ -1861,13 +1831,9 @@ type TriggerLongRunningOperationInput struct {
 	// Number of steps in the operation
 	// Default: 5 (applied by the server, not by this type).
 	Steps *float64 `json:"steps,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	if v.Duration != nil {
@@ -1876,7 +1842,6 @@ func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
 	if v.Steps != nil {
 		enc.Member("steps", v.Steps)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "duration", "steps")
 	return enc.Bytes()
 }
 
@@ -1895,7 +1860,6 @@ func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("steps"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "duration", "steps")
 	return vs.Err("")
 }
 
@@ -1930,6 +1894,9 @@ func DecodeTriggerLongRunningOperationInput(data []byte) (TriggerLongRunningOper
 //	Trigger Sampling Request Tool
 //
 //	Trigger a Request from the Server for LLM Sampling
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type TriggerSamplingRequestInput struct {
 	// The prompt to send to the LLM
 	Prompt string `json:"prompt"`
@@ -1937,20 +1904,15 @@ type TriggerSamplingRequestInput struct {
 	// Maximum number of tokens to generate
 	// Default: 100 (applied by the server, not by this type).
 	MaxTokens *float64 `json:"maxTokens,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerSamplingRequestInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("prompt", v.Prompt)
 	if v.MaxTokens != nil {
 		enc.Member("maxTokens", v.MaxTokens)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "prompt", "maxTokens")
 	return enc.Bytes()
 }
 
@@ -1970,7 +1932,6 @@ func (v *TriggerSamplingRequestInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("maxTokens"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.MaxTokens, "/maxTokens", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "prompt", "maxTokens")
 	return vs.Err("")
 }
 
@@ -2005,6 +1966,9 @@ func DecodeTriggerSamplingRequestInput(data []byte) (TriggerSamplingRequestInput
 //	Trigger URL Elicitation Tool
 //
 //	Trigger a URL elicitation so the client can direct the user to a browser flow. Supports two mechanisms: the request path (elicitation/create, default) which awaits the user's response, and the error path (UrlElicitationRequiredError, -32042) which signals the client to handle URL elicitation via the error response. Set errorPath=true to use the error path.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type TriggerURLElicitationInput struct {
 	// The URL the user should open
 	// Format: uri (not checked).
@@ -2020,13 +1984,9 @@ type TriggerURLElicitationInput struct {
 	// Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.
 	// Default: false (applied by the server, not by this type).
 	ErrorPath *bool `json:"errorPath,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerURLElicitationInput) MarshalJSON() ([]byte, error) {
 	var enc mcpimpl.ObjectEncoder
 	enc.Member("url", v.URL)
@@ -2039,7 +1999,6 @@ func (v TriggerURLElicitationInput) MarshalJSON() ([]byte, error) {
 	if v.ErrorPath != nil {
 		enc.Member("errorPath", v.ErrorPath)
 	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url", "message", "elicitationId", "errorPath")
 	return enc.Bytes()
 }
 
@@ -2065,7 +2024,6 @@ func (v *TriggerURLElicitationInput) UnmarshalJSON(data []byte) error {
 	if raw, ok := m.Get("errorPath"); ok {
 		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.ErrorPath, "/errorPath", &vs)
 	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "url", "message", "elicitationId", "errorPath")
 	return vs.Err("")
 }
 

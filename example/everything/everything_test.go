@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestEverythingLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := everything.GetStructuredContentOutput{Temperature: 36, Conditions: "Light rain / drizzle", Humidity: 82}
-		if r.Output != want || r.Source != mcpruntime.FromStructuredContent {
+		if !reflect.DeepEqual(r.Output, want) || r.Source != mcpruntime.FromStructuredContent {
 			t.Errorf("output %+v from %v, want %+v from structuredContent", r.Output, r.Source, want)
 		}
 	})

@@ -16,6 +16,11 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
+// Integers are int64 unless a schema's format or range picks another Go
+// type (a range beyond 64 bits is float64, as its comment says). Decoding
+// refuses a value outside the Go type's range, naming the member: it could
+// not be carried without loss.
+
 // Patterns of the schemas, compiled once.
 var (
 	patternGetReportInput0           = regexp.MustCompile("^20[0-9]{2}-Q[1-4]$")
@@ -381,7 +386,9 @@ const (
 	GetReportOutputRegionApac GetReportOutputRegion = "apac"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetReportOutputRegion) Valid() bool {
 	switch e {
 	case GetReportOutputRegionEmea, GetReportOutputRegionAmer, GetReportOutputRegionApac:
@@ -392,7 +399,7 @@ func (e GetReportOutputRegion) Valid() bool {
 
 func (e GetReportOutputRegion) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"emea\", \"amer\", \"apac\"")
+		mcpimpl.UnknownEnum("GetReportOutputRegion", e)
 	}
 }
 
@@ -491,7 +498,9 @@ const (
 	GetReportOutputDealsItemStageLost      GetReportOutputDealsItemStage = "lost"
 )
 
-// Valid reports whether e is one of the values the schema allows.
+// Valid reports whether e is one of the values the schema lists. A newer
+// release of the server may send others: decoding keeps them, reports each
+// once through mcpruntime.SetUnknownHook, and Valid is false for them.
 func (e GetReportOutputDealsItemStage) Valid() bool {
 	switch e {
 	case GetReportOutputDealsItemStageLead, GetReportOutputDealsItemStageQualified, GetReportOutputDealsItemStageWon, GetReportOutputDealsItemStageLost:
@@ -502,7 +511,7 @@ func (e GetReportOutputDealsItemStage) Valid() bool {
 
 func (e GetReportOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"won\", \"lost\"")
+		mcpimpl.UnknownEnum("GetReportOutputDealsItemStage", e)
 	}
 }
 

@@ -453,3 +453,20 @@ func DecodeRawAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Violati
 func DecodeNullAware[T any](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
 	unmarshal(raw, dst, ptr, vs)
 }
+
+// DecodeRawValue is DecodeRaw for a place whose schema refuses null (a
+// union kept raw, a mixed enum): null is a violation.
+func DecodeRawValue(raw json.RawMessage, dst *json.RawMessage, ptr string, vs *Violations) {
+	if isNull(raw) {
+		vs.Add(ptr, "unexpected null")
+		return
+	}
+	DecodeRaw(raw, dst, ptr, vs)
+}
+
+// DecodeRawValueAs is DecodeRawValue for a named raw type.
+func DecodeRawValueAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	var r json.RawMessage
+	DecodeRawValue(raw, &r, ptr, vs)
+	*dst = T(r)
+}

@@ -2,6 +2,7 @@ package mcpimpl
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,52 @@ func TestMergePrefixesPointers(t *testing.T) {
 	vs.Merge("/c", nil)
 	if got := vs.Err("s").Error(); got != "s: /a/b: m" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestKeepUnknown(t *testing.T) {
+	var got []mcpruntime.Unknown
+	mcpruntime.SetUnknownHook(func(u mcpruntime.Unknown) { got = append(got, u) })
+	t.Cleanup(func() { mcpruntime.SetUnknownHook(nil) })
+	var o Object
+	var vs Violations
+	if !o.Decode([]byte(`{"a":1,"z":[true],"b":"x"}`), "", &vs) {
+		t.Fatal(vs.Err(""))
+	}
+	extra := KeepUnknown(&o, "T", "a")
+	if len(extra) != 2 || string(extra["z"]) != "[true]" || string(extra["b"]) != `"x"` {
+		t.Fatalf("kept %v", extra)
+	}
+	if vs.Len() != 0 {
+		t.Fatalf("violations: %v", vs.Err(""))
+	}
+	UnknownEnum("E", "new")
+	UnknownEnum("N", int64(7))
+	want := []mcpruntime.Unknown{{Type: "T", Member: "b"}, {Type: "T", Member: "z"}, {Type: "E", Value: `"new"`}, {Type: "N", Value: "7"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reports %v, want %v", got, want)
+	}
+	if KeepUnknown(&o, "T", "a", "b", "z") != nil {
+		t.Fatal("nothing unknown should give nil")
+	}
+}
+
+func TestValidFormat(t *testing.T) {
+	for _, tc := range []struct {
+		format, s string
+		ok        bool
+	}{
+		{"date", "2024-02-29", true}, {"date", "2023-02-29", false}, {"date", "2024-1-01", false},
+		{"date-time", "2024-05-01T10:00:00Z", true}, {"date-time", "2024-05-01t10:00:00.25-07:30", true},
+		{"date-time", "2024-05-01 10:00:00Z", false}, {"date-time", "2024-05-01T10:00:00", false},
+		{"email", "a.b@c.example", true}, {"email", "Ann <a@c.example>", false}, {"email", "no-at", false},
+		{"uri", "https://x.example/a?b#c", true}, {"uri", "urn:isbn:0451450523", true}, {"uri", "/relative", false},
+		{"uuid", "123e4567-E89B-12d3-a456-426614174000", true}, {"uuid", "123e4567e89b12d3a456426614174000", false},
+		{"uuid", "123e4567-e89b-12d3-a456-42661417400g", false},
+		{"hostname", "anything at all", true},
+	} {
+		if got := ValidFormat(tc.format, tc.s); got != tc.ok {
+			t.Errorf("ValidFormat(%q, %q) = %v, want %v", tc.format, tc.s, got, tc.ok)
+		}
 	}
 }

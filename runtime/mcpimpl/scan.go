@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
@@ -120,4 +121,28 @@ func ExtraOf[T any](o *Object, ptr string, vs *Violations, elem DecodeFunc[T], k
 		out[k] = v
 	}
 	return out
+}
+
+// KeepUnknown returns the members of o whose names are not in known, as
+// raw JSON, or nil when there are none; typ is the generated type's name.
+// It is for output objects whose schema is closed: a newer release of the
+// server may add members, and decoding keeps them rather than fail (see
+// mcpruntime.Unknown). Each name is reported through
+// mcpruntime.ReportUnknown.
+func KeepUnknown(o *Object, typ string, known ...string) map[string]json.RawMessage {
+	vals, names := o.undeclared(known)
+	for _, k := range names {
+		mcpruntime.ReportUnknown(mcpruntime.Unknown{Type: typ, Member: k})
+	}
+	return vals
+}
+
+// UnknownEnum reports an output enum value that the generated type typ
+// does not list through mcpruntime.ReportUnknown; the value is kept.
+func UnknownEnum[T ~string | ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](typ string, v T) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return // a NaN cannot come from JSON
+	}
+	mcpruntime.ReportUnknown(mcpruntime.Unknown{Type: typ, Value: string(b)})
 }

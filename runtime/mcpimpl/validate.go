@@ -6,10 +6,13 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"net/mail"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -222,4 +225,86 @@ func EqualJSON(a, b []byte) bool {
 // QuoteList renders values as a comma-separated list for messages.
 func QuoteList(values ...string) string {
 	return strings.Join(values, ", ")
+}
+
+// Has reports whether m has the key k (dependentRequired on members kept
+// in a map).
+func Has[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// Formats lists the format names ValidFormat checks; generated code checks
+// them only when generation asked for it (config checkFormats).
+var Formats = []string{"date", "date-time", "email", "uri", "uuid"}
+
+// ValidFormat reports whether s is valid for the JSON Schema format name:
+// date and date-time as in RFC 3339 (leap seconds are refused), email as
+// an addr-spec of RFC 5322 without a display name, uri an absolute URI,
+// uuid the 8-4-4-4-12 hex form. Other names are always valid.
+func ValidFormat(name, s string) bool {
+	switch name {
+	case "date":
+		_, err := time.Parse(time.DateOnly, s)
+		return err == nil
+	case "date-time":
+		if len(s) < 20 || (s[10] != 'T' && s[10] != 't') {
+			return false
+		}
+		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+		return err == nil
+	case "email":
+		a, err := mail.ParseAddress(s)
+		return err == nil && a.Name == "" && a.Address == s && len(s) <= 254
+	case "uri":
+		u, err := url.Parse(s)
+		return err == nil && u.IsAbs()
+	case "uuid":
+		if len(s) != 36 {
+			return false
+		}
+		for i := range len(s) {
+			c := s[i]
+			switch {
+			case i == 8 || i == 13 || i == 18 || i == 23:
+				if c != '-' {
+					return false
+				}
+			case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Matches reports whether the JSON encoding of v is accepted by accept, the
+// generated decoder and validator of a subschema (not, if).
+func Matches(v any, accept func(data []byte, vs *Violations)) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var sub Violations
+	accept(b, &sub)
+	return sub.Len() == 0
+}
+
+// CheckAs records at ptr what accept, the generated decoder and validator
+// of a subschema (then, else), finds wrong with the JSON encoding of v.
+func CheckAs(v any, ptr string, vs *Violations, accept func(data []byte, vs *Violations)) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		vs.Add(ptr, err.Error())
+		return
+	}
+	CheckRaw(b, ptr, vs, accept)
+}
+
+// CheckRaw is CheckAs for a value that is JSON already (a tuple element).
+func CheckRaw(data json.RawMessage, ptr string, vs *Violations, accept func(data []byte, vs *Violations)) {
+	var sub Violations
+	accept(data, &sub)
+	vs.Merge(ptr, sub.Err(""))
 }

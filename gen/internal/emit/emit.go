@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
@@ -32,12 +34,12 @@ const ImplPath = "github.com/mcpgen/mcpgen/runtime/mcpimpl"
 var implNames = map[string]bool{}
 
 func init() {
-	for _, n := range []string{"CanonicalJSON", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
+	for _, n := range []string{"CanonicalJSON", "CheckAs", "CheckRaw", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
-		"DecodeRawAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "HasMember", "IndexPointer",
-		"JSONKind", "KeyPointer", "MapOf", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
-		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems",
-		"Unknown", "Violations", "SupportPackageIsVersion1"} {
+		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
+		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
+		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
+		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
 		implNames[n] = true
 	}
 }
@@ -66,6 +68,33 @@ type emitter struct {
 	patterns []jen.Code
 }
 
+// hasInteger reports whether a type of types, or a field, element or
+// variant in one, is an integer.
+func hasInteger(types []*ir.Type) bool {
+	isInt := func(t *ir.Type) bool {
+		for t != nil && !t.Named && (t.Kind == ir.Array || t.Kind == ir.Map) {
+			t = t.Elem
+		}
+		return t != nil && (t.Kind == ir.Integer || t.Kind == ir.Enum && t.Base == ir.Integer)
+	}
+	for _, t := range types {
+		if isInt(t) || isInt(t.Elem) || isInt(t.Extra) {
+			return true
+		}
+		for _, f := range t.Fields {
+			if isInt(f.Type) {
+				return true
+			}
+		}
+		for _, v := range t.Variants {
+			if isInt(v.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Render returns the gofmt'd source of f.
 func Render(f File) ([]byte, error) {
 	e := &emitter{}
@@ -91,6 +120,13 @@ func Render(f File) ([]byte, error) {
 	jf.ImportName(ImplPath, "mcpimpl")
 	jf.Comment("// This code needs version 1 of the runtime's support package.")
 	jf.Const().Id("_").Op("=").Qual(ImplPath, "SupportPackageIsVersion1")
+	if hasInteger(f.Types) {
+		jf.Line()
+		jf.Comment("// Integers are int64 unless a schema's format or range picks another Go")
+		jf.Comment("// type (a range beyond 64 bits is float64, as its comment says). Decoding")
+		jf.Comment("// refuses a value outside the Go type's range, naming the member: it could")
+		jf.Comment("// not be carried without loss.")
+	}
 	if len(e.patterns) > 0 {
 		jf.Line()
 		jf.Comment("// Patterns of the schemas, compiled once.")
@@ -272,6 +308,9 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 		case ir.String, ir.Integer, ir.Number, ir.Boolean:
 			return scalarDecode(t.Kind).Types(jen.Id(t.GoName))
 		case ir.Raw:
+			if t.NotNull {
+				return rt("DecodeRawValueAs").Types(jen.Id(t.GoName))
+			}
 			return rt("DecodeRawAs").Types(jen.Id(t.GoName))
 		case ir.Union:
 			for _, v := range t.Variants {
@@ -295,6 +334,9 @@ func decodeUnderlying(t *ir.Type) *jen.Statement {
 		return rt("SliceOf").Call(elemDecode(t.Elem, t.ElemNullable))
 	case ir.Map:
 		return rt("MapOf").Call(elemDecode(t.Elem, t.ElemNullable))
+	}
+	if t.NotNull {
+		return rt("DecodeRawValue")
 	}
 	return rt("DecodeRaw")
 }
@@ -406,8 +448,15 @@ func fieldDoc(f *ir.Field) []string {
 	if f.Type.Kind == ir.Raw && f.Type.RawReason != "" && f.Fixed == "" && !f.Type.Named {
 		lines = append(lines, "Raw JSON: "+f.Type.RawReason+".")
 	}
+	if r := rawElemReason(f.Type); r != "" {
+		lines = append(lines, r)
+	}
 	if f.Type.Format != "" && !f.Type.Named {
-		lines = append(lines, "Format: "+f.Type.Format+" (not checked).")
+		if f.Type.FormatChecked() {
+			lines = append(lines, "Format: "+f.Type.Format+" (checked by Validate).")
+		} else {
+			lines = append(lines, "Format: "+f.Type.Format+" (not checked).")
+		}
 	}
 	if !f.Type.Named {
 		lines = append(lines, f.Type.Notes...)
@@ -422,6 +471,28 @@ func fieldDoc(f *ir.Field) []string {
 		lines = append(lines, "Required: it must be set, to a value or to null.")
 	}
 	return lines
+}
+
+// rawElemReason says why the items or values of an unnamed array or map
+// (of arrays or maps...) are raw JSON, or "" when they are not.
+func rawElemReason(t *ir.Type) string {
+	what := ""
+	for t != nil && !t.Named && (t.Kind == ir.Array || t.Kind == ir.Map) {
+		w := "Items"
+		if t.Kind == ir.Map {
+			w = "Values"
+		}
+		if what == "" {
+			what = w
+		} else {
+			what += " of the " + strings.ToLower(w)
+		}
+		t = t.Elem
+	}
+	if what == "" || t == nil || t.Kind != ir.Raw || t.RawReason == "" || t.Named {
+		return ""
+	}
+	return what + " are raw JSON: " + t.RawReason + "."
 }
 
 func (e *emitter) structDecl(t *ir.Type) []jen.Code {
@@ -439,8 +510,17 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			doc = append(doc, comment("  - "+l)...)
 		}
 	}
-	if t.Closed {
+	switch {
+	case t.Closed && t.Extra != nil:
+		doc = append(doc, comment("", "The schema closes this object, but a newer release of the server may",
+			"send more: decoding keeps members the schema does not declare in",
+			names.ExtraField+" and reports each name once through",
+			"mcpruntime.SetUnknownHook, never as an error.")...)
+	case t.Closed:
 		doc = append(doc, comment("", "Decoding rejects members the schema does not declare.")...)
+	case t.Extra == nil:
+		doc = append(doc, comment("", "Decoding ignores members the schema does not declare (config",
+			"inputExtras keeps them).")...)
 	}
 	decl := jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for i, f := range t.Fields {
@@ -469,7 +549,11 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if len(t.Fields) > 0 {
 				g.Line()
 			}
-			for _, c := range comment(names.ExtraField+" keeps the members the schema does not declare,", "so that nothing is lost in a round trip.") {
+			lines := []string{names.ExtraField + " keeps the members the schema does not declare,", "so that nothing is lost in a round trip."}
+			if t.Closed {
+				lines = []string{names.ExtraField + " keeps the members the schema does not declare", "(sent by a newer release of the server), so that nothing is lost in a", "round trip."}
+			}
+			for _, c := range comment(lines...) {
 				g.Add(c)
 			}
 			g.Id(names.ExtraField).Map(jen.String()).Add(elemRef(t.Extra, t.ExtraNullable)).Tag(map[string]string{"json": "-"})
@@ -537,10 +621,15 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 	}
 	doc := jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
 		Comment("// required member is reported in a *mcpruntime.ValidationError.").Line()
-	if t.Closed {
+	switch {
+	case t.Closed && t.Extra == nil:
 		doc = jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type, missing").Line().
 			Comment("// required member and undeclared member is reported in a").Line().
 			Comment("// *mcpruntime.ValidationError.").Line()
+	case t.Closed:
+		doc = jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
+			Comment("// required member is reported in a *mcpruntime.ValidationError. Undeclared").Line().
+			Comment("// members are kept, not rejected.").Line()
 	}
 	return doc.
 		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
@@ -563,9 +652,12 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 			g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
 				fieldDecode(f).Call(jen.Id("raw"), jen.Op("&").Id("v").Dot(f.GoName), ptr, jen.Op("&").Id("vs")))
 		}
-		if t.Extra != nil {
+		switch {
+		case t.Closed && t.Extra != nil:
+			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("KeepUnknown")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(t.GoName)}, known(t)...)...)
+		case t.Extra != nil:
 			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("ExtraOf")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
-		} else {
+		case t.Closed:
 			g.Id("m").Dot("Unknown").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)...)
 		}
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
@@ -592,13 +684,27 @@ func (e *emitter) enumDecl(t *ir.Type) []jen.Code {
 			lits = append(lits, v.JSON)
 		}
 	}))
+	validDoc := jen.Comment("// Valid reports whether e is one of the values the schema allows.").Line()
+	if t.Tolerant() {
+		validDoc = jen.Comment("// Valid reports whether e is one of the values the schema lists. A newer").Line().
+			Comment("// release of the server may send others: decoding keeps them, reports each").Line().
+			Comment("// once through mcpruntime.SetUnknownHook, and Valid is false for them.").Line()
+	}
 	out = append(out, jen.Line(),
-		jen.Commentf("// Valid reports whether e is one of the values the schema allows.").Line().
+		validDoc.
 			Func().Params(jen.Id("e").Id(t.GoName)).Id("Valid").Params().Bool().Block(
 			jen.Switch(jen.Id("e")).Block(jen.Case(cases...).Block(jen.Return(jen.True()))),
 			jen.Return(jen.False())),
 		jen.Line(),
 		jen.Func().Params(jen.Id("e").Id(t.GoName)).Id("validate").Params(jen.Id("ptr").String(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+			if t.FormatChecked() {
+				g.If(jen.Op("!").Add(rt("ValidFormat")).Call(jen.Lit(t.Format), jen.String().Call(jen.Id("e")))).Block(
+					jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit("must be a valid "+t.Format)))
+			}
+			if t.Tolerant() {
+				g.If(jen.Op("!").Id("e").Dot("Valid").Call()).Block(rt("UnknownEnum").Call(jen.Lit(t.GoName), jen.Id("e")))
+				return
+			}
 			g.If(jen.Op("!").Id("e").Dot("Valid").Call()).Block(jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit("must be one of "+strings.Join(lits, ", "))))
 		}),
 	)
@@ -662,7 +768,24 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 		kinds = append(kinds, v.GoName)
 	}
 	how := "by the JSON type of the value"
-	if t.Discriminator != "" {
+	var tried []string
+	for _, v := range t.Variants {
+		if v.Try > 0 {
+			tried = append(tried, v.GoName)
+		}
+	}
+	if len(tried) > 0 {
+		slices.SortFunc(tried, func(a, b string) int {
+			return variantTry(t, a) - variantTry(t, b)
+		})
+		how = "by the JSON type and, where that is not enough, by trying " + strings.Join(tried, ", ") + " in that order (the most specific first)"
+		if t.Discriminator != "" {
+			how += fmt.Sprintf(", objects by the %q member", t.Discriminator)
+		}
+		if t.OneOf {
+			how += "; exactly one must accept the value"
+		}
+	} else if t.Discriminator != "" {
 		how = fmt.Sprintf("by the JSON type and, for objects, by the %q member", t.Discriminator)
 	} else {
 		for _, v := range t.Variants {
@@ -672,7 +795,7 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}
-	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set; use the As and Set methods.", strings.Join(kinds, ", "), how))...)
+	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))...)
 	out = append(out, jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for _, v := range t.Variants {
 			if v.Type.Kind == ir.Null {
@@ -682,6 +805,20 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}))
+	for _, v := range t.Variants {
+		ctor := t.GoName + "Of" + v.GoName
+		if v.Type.Kind == ir.Null {
+			out = append(out, jen.Line(),
+				jen.Commentf("// %s returns the null value.", ctor).Line().
+					Func().Id(ctor).Params().Id(t.GoName).Block(
+					jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()}))))
+			continue
+		}
+		out = append(out, jen.Line(),
+			jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(
+				jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")}))))
+	}
 	for _, v := range t.Variants {
 		f := jen.Id("u").Dot(variantField(v))
 		if v.Type.Kind == ir.Null {
@@ -726,6 +863,15 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 	return out
 }
 
+func variantTry(t *ir.Type, name string) int {
+	for _, v := range t.Variants {
+		if v.GoName == name {
+			return v.Try
+		}
+	}
+	return 0
+}
+
 func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 	byKind := map[string][]*ir.Variant{}
 	var order []string
@@ -757,6 +903,10 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 						for _, st := range set(vs[0]) {
 							c.Add(st)
 						}
+						return
+					}
+					if vs[0].Try > 0 {
+						e.tryVariants(c, t, vs)
 						return
 					}
 					if t.Discriminator != "" {
@@ -800,6 +950,91 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 	})
 }
 
+// tryVariants decodes data with each variant in their try order, each
+// with its own violations: anyOf takes the first that accepts the value,
+// oneOf needs exactly one to.
+func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
+	vs = slices.Clone(vs)
+	slices.SortFunc(vs, func(a, b *ir.Variant) int { return a.Try - b.Try })
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.GoName)
+	}
+	ck := &checker{e: e, owner: t.GoName + "Try" + ident.Ident(vs[0].JSONKind)}
+	accepts := func(v *ir.Variant) jen.Code {
+		return jen.Func().Params().Op("*").Add(typeRef(v.Type)).BlockFunc(func(f *jen.Group) {
+			f.Id("vs").Op(":=").New(rt("Violations"))
+			f.Id("x").Op(":=").New(typeRef(v.Type))
+			f.Add(decodeFn(v.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
+			if body := ck.checks(v.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
+				f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
+			}
+			f.If(jen.Id("vs").Dot("Len").Call().Op(">").Lit(0)).Block(jen.Return(jen.Nil()))
+			f.Return(jen.Id("x"))
+		}).Call()
+	}
+	if !t.OneOf {
+		var st *jen.Statement
+		for i, v := range vs {
+			cond := jen.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x"))
+			if i == 0 {
+				st = cond
+			} else {
+				st = st.Else().Add(cond)
+			}
+		}
+		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", "))))
+		c.Add(st)
+		return
+	}
+	if t.Tolerant() && slices.ContainsFunc(vs, func(v *ir.Variant) bool { return v.Type.Kind == ir.Struct && v.Type.Closed }) {
+		e.tryTolerant(c, t, vs, labels, accepts)
+		return
+	}
+	c.Id("n").Op(":=").Lit(0)
+	for _, v := range vs {
+		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
+			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
+			jen.Id("n").Op("++"))
+	}
+	c.Switch().Block(
+		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
+		jen.Case(jen.Id("n").Op(">").Lit(1)).Block(
+			jen.Id("out").Op("=").Id(t.GoName).Values(),
+			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
+	)
+}
+
+// tryTolerant is the oneOf of tryVariants for an output with closed
+// object variants, which keep members they do not declare: a variant
+// accepts strictly when it keeps none. Exactly one strict match is the
+// oneOf as the schema says; with none (a newer server added a member),
+// the first variant that accepts the value loosely is taken.
+func (e *emitter) tryTolerant(c *jen.Group, t *ir.Type, vs []*ir.Variant, labels []string, accepts func(*ir.Variant) jen.Code) {
+	c.Var().Id("loose").Id(t.GoName)
+	c.List(jen.Id("n"), jen.Id("strict")).Op(":=").List(jen.Lit(0), jen.Lit(0))
+	for _, v := range vs {
+		var strict jen.Code = jen.True()
+		if v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
+			strict = jen.Len(jen.Id("x").Dot(names.ExtraField)).Op("==").Lit(0)
+		}
+		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
+			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("loose").Dot(variantField(v)).Op("=").Id("x")),
+			jen.Id("n").Op("++"),
+			jen.If(strict).Block(
+				jen.If(jen.Id("strict").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
+				jen.Id("strict").Op("++")))
+	}
+	c.Switch().Block(
+		jen.Case(jen.Id("strict").Op("==").Lit(1)),
+		jen.Case(jen.Id("strict").Op(">").Lit(1)).Block(
+			jen.Id("out").Op("=").Id(t.GoName).Values(),
+			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
+		jen.Case(jen.Id("n").Op(">").Lit(0)).Block(jen.Id("out").Op("=").Id("loose")),
+		jen.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
+	)
+}
+
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
 	return c.validateFunc(jen.Id("u").Op("*").Id(t.GoName), func(g *jen.Group) {
@@ -817,6 +1052,37 @@ func (e *emitter) unionValidate(t *ir.Type) jen.Code {
 	})
 }
 
+// Presence of a member in a struct value, for dependentRequired.
+const (
+	never = iota
+	maybe
+	always
+)
+
+// structHas says whether member name is present in v (of struct type t):
+// never, always, or maybe with the expression that says it.
+func structHas(t *ir.Type, name string) (*jen.Statement, int) {
+	for _, f := range t.Fields {
+		if f.JSONName != name {
+			continue
+		}
+		fv := jen.Id("v").Dot(f.GoName)
+		switch {
+		case f.Fixed != "":
+			return nil, always
+		case fieldRep(f) == repValue && f.Type.Kind != ir.Raw:
+			return nil, always
+		case fieldRep(f) == repNullable:
+			return fv.Dot("IsSet").Call(), maybe
+		}
+		return fv.Op("!=").Nil(), maybe
+	}
+	if t.Extra == nil {
+		return nil, never
+	}
+	return rt("Has").Call(jen.Id("v").Dot(names.ExtraField), jen.Lit(name)), maybe
+}
+
 func (e *emitter) structValidate(t *ir.Type) jen.Code {
 	c := &checker{e: e, owner: t.GoName}
 	return c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), func(g *jen.Group) {
@@ -829,6 +1095,15 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			missing := jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(fmt.Sprintf("missing required member %q", f.JSONName)))
 			switch fieldRep(f) {
 			case repValue:
+				if f.Type.Kind == ir.Raw {
+					// A raw member left nil would be sent as null.
+					if body := c.checks(f.Type, fv, ptr, 0, false); len(body) > 0 {
+						g.If(fv.Clone().Op("==").Nil()).Block(missing).Else().Block(body...)
+					} else {
+						g.If(fv.Clone().Op("==").Nil()).Block(missing)
+					}
+					continue
+				}
 				addAll(g, c.checks(f.Type, fv, ptr, 0, false))
 			case repNilable:
 				if body := c.checks(f.Type, fv, ptr, 0, false); len(body) > 0 {
@@ -863,6 +1138,30 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			if body := c.elemChecks(t.Extra, t.ExtraNullable, jen.Id("e"), jen.Add(rt("KeyPointer")).Call(jen.Id("ptr"), jen.Id("k")), 1); len(body) > 0 {
 				g.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(rt("SortedKeys")).Call(jen.Id("v").Dot(names.ExtraField))).Block(
 					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, body...)...)
+			}
+		}
+		addAll(g, c.matcherChecks(t, jen.Id("v"), jen.Id("ptr")))
+		for _, dep := range t.DepRequired {
+			present, p := structHas(t, dep.Member)
+			if p == never {
+				continue // a member a closed object cannot have
+			}
+			var body []jen.Code
+			for _, r := range dep.Requires {
+				msg := jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(fmt.Sprintf("member %q is required when %q is present", r, dep.Member)))
+				switch h, q := structHas(t, r); q {
+				case never:
+					body = append(body, msg)
+				case maybe:
+					body = append(body, jen.If(jen.Op("!").Parens(h)).Block(msg))
+				}
+			}
+			switch {
+			case len(body) == 0:
+			case p == always:
+				addAll(g, body)
+			default:
+				g.If(present).Block(body...)
 			}
 		}
 		if t.C.MinProperties != nil || t.C.MaxProperties != nil {
@@ -957,6 +1256,43 @@ func (c *checker) validateFunc(recv jen.Code, body func(g *jen.Group)) jen.Code 
 
 // checks returns statements checking x (an addressable expression of type
 // typeRef(t), or underlying(t) when inner) and recording violations at ptr.
+// accept is a func([]byte, *mcpimpl.Violations) that decodes and validates
+// data as m's type: Matches, CheckAs and CheckRaw take it.
+func (c *checker) accept(m *ir.Matcher) jen.Code {
+	return jen.Func().Params(jen.Id("data").Index().Byte(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(f *jen.Group) {
+		if m.Nullable {
+			f.If(rt("JSONKind").Call(jen.Id("data")).Op("==").Lit("null")).Block(jen.Return())
+		}
+		f.Id("x").Op(":=").New(typeRef(m.Type))
+		f.Add(decodeFn(m.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
+		if body := c.checks(m.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
+			f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
+		}
+	})
+}
+
+// matcherChecks checks x against t's not and if/then/else subschemas.
+func (c *checker) matcherChecks(t *ir.Type, x, ptr jen.Code) []jen.Code {
+	var out []jen.Code
+	if t.Not != nil {
+		out = append(out, jen.If(rt("Matches").Call(x, c.accept(t.Not))).Block(
+			jen.Id("vs").Dot("Add").Call(ptr, jen.Lit("must not match the schema's \"not\""))))
+	}
+	if t.If != nil {
+		st := jen.If(rt("Matches").Call(x, c.accept(t.If)))
+		if t.Then != nil {
+			st = st.Block(rt("CheckAs").Call(x, ptr, jen.Id("vs"), c.accept(t.Then)))
+		} else {
+			st = st.Block()
+		}
+		if t.Else != nil {
+			st = st.Else().Block(rt("CheckAs").Call(x, ptr, jen.Id("vs"), c.accept(t.Else)))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []jen.Code {
 	add := func(msg string) jen.Code { return jen.Id("vs").Dot("Add").Call(ptr, jen.Lit(msg)) }
 	if t.Named && !inner {
@@ -989,6 +1325,9 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			c.e.patterns = append(c.e.patterns, jen.Id(name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.Go)))
 			out = append(out, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(x)).Block(add("must match the pattern "+strconv.Quote(p.Source))))
 		}
+		if t.FormatChecked() {
+			out = append(out, jen.If(jen.Op("!").Add(rt("ValidFormat")).Call(jen.Lit(t.Format), jen.String().Call(x))).Block(add("must be a valid "+t.Format)))
+		}
 		if cs.HasConst {
 			var str string
 			if err := json.Unmarshal([]byte(cs.ConstJSON), &str); err == nil {
@@ -1001,14 +1340,17 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		if cs.HasConst {
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.ConstJSON)).Block(add("must be "+cs.ConstJSON)))
 		}
-		if len(cs.Enum) == 1 {
+		if len(cs.Enum) == 1 && !t.Tolerant() {
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.EnumJSON[0])).Block(add("must be "+cs.EnumJSON[0])))
 		}
 	case ir.Raw:
+		if t.NotNull {
+			out = append(out, jen.If(rt("JSONKind").Call(x).Op("==").Lit("null")).Block(add("unexpected null")))
+		}
 		if cs.HasConst {
 			out = append(out, jen.If(rt("CanonicalJSON").Call(x).Op("!=").Lit(cs.Const)).Block(add("must be "+cs.ConstJSON)))
 		}
-		if len(cs.Enum) > 0 {
+		if len(cs.Enum) > 0 && !t.Tolerant() {
 			var lits []jen.Code
 			for _, v := range cs.Enum {
 				lits = append(lits, jen.Lit(v))
@@ -1029,15 +1371,36 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("IndexPointer").Call(ptr, jen.Id(i)), depth+1); len(body) > 0 {
 			out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(body...))
 		}
+		for k, m := range t.Prefix {
+			out = append(out, jen.If(jen.Len(x).Op(">").Lit(k)).Block(
+				rt("CheckRaw").Call(jen.Add(x).Index(jen.Lit(k)), rt("IndexPointer").Call(ptr, jen.Lit(k)), jen.Id("vs"), c.accept(m))))
+		}
+		if t.Rest != nil {
+			out = append(out, jen.For(jen.Id(i).Op(":=").Lit(len(t.Prefix)), jen.Id(i).Op("<").Len(x), jen.Id(i).Op("++")).Block(
+				rt("CheckRaw").Call(jen.Add(x).Index(jen.Id(i)), rt("IndexPointer").Call(ptr, jen.Id(i)), jen.Id("vs"), c.accept(t.Rest))))
+		}
 	case ir.Map:
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)
+		}
+		for _, dep := range t.DepRequired {
+			var body []jen.Code
+			for _, r := range dep.Requires {
+				body = append(body, jen.If(jen.Op("!").Add(rt("Has")).Call(x, jen.Lit(r))).Block(
+					add(fmt.Sprintf("member %q is required when %q is present", r, dep.Member))))
+			}
+			if len(body) > 0 {
+				out = append(out, jen.If(rt("Has").Call(x, jen.Lit(dep.Member))).Block(body...))
+			}
 		}
 		k, e := fmt.Sprintf("k%d", depth), fmt.Sprintf("e%d", depth)
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("KeyPointer").Call(ptr, jen.Id(k)), depth+1); len(body) > 0 {
 			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
 				append([]jen.Code{jen.Id(e).Op(":=").Add(x).Index(jen.Id(k))}, body...)...))
 		}
+	}
+	if t.Kind != ir.Struct {
+		out = append(out, c.matcherChecks(t, x, ptr)...)
 	}
 	return out
 }

@@ -3,7 +3,9 @@
 package ident
 
 import (
+	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,14 +74,60 @@ func word(w string) string {
 	return string(unicode.ToTitle(r)) + strings.ToLower(w[size:])
 }
 
+// symbols spell the ASCII symbols that lead or end a name, so that $type
+// and type, or +1 and -1, get different identifiers.
+var symbols = map[rune]string{
+	'!': "Bang", '"': "Quote", '#': "Hash", '$': "Dollar", '%': "Percent", '&': "And", '\'': "Apos",
+	'(': "LParen", ')': "RParen", '*': "Star", '+': "Plus", ',': "Comma", '-': "Dash", '.': "Dot",
+	'/': "Slash", ':': "Colon", ';': "Semi", '<': "Lt", '=': "Eq", '>': "Gt", '?': "Question", '@': "At",
+	'[': "LBracket", '\\': "Backslash", ']': "RBracket", '^': "Caret", '_': "Underscore", '`': "Backtick",
+	'{': "LBrace", '|': "Pipe", '}': "RBrace", '~': "Tilde",
+}
+
+// spell writes the symbols of rs. Spaces spell nothing; an underscore
+// only when the name has nothing else (_meta is Meta); a dash before a
+// digit is Minus (-1 is Minus1); any other rune is U and its code point.
+func spell(b *strings.Builder, rs []rune, next rune, alone bool) {
+	for i, r := range rs {
+		switch {
+		case unicode.IsSpace(r), r == '_' && !alone:
+		case r == '-' && (i+1 < len(rs) && unicode.IsDigit(rs[i+1]) || i+1 == len(rs) && unicode.IsDigit(next)):
+			b.WriteString("Minus")
+		case symbols[r] != "":
+			b.WriteString(symbols[r])
+		default:
+			fmt.Fprintf(b, "U%04X", r)
+		}
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
 // Ident returns the exported Go identifier for s, or "" when s has no
-// letters or digits. A result that would not start with an upper-case
-// letter (a digit, or a letter without case) gets an X in front.
+// letters, digits or symbols. Words are capitalised and joined, with
+// initialisms upper-cased; symbols between words separate them, while
+// symbols before the first word or after the last are spelled ($type →
+// DollarType, @context → AtContext, - → Dash, +1 → Plus1, -1 → Minus1,
+// c++ → CPlusPlus; see symbols and spell). A result that would not start
+// with an upper-case letter (a digit, or a letter without case) gets an X
+// in front.
 func Ident(s string) string {
+	rs := []rune(s)
+	first := slices.IndexFunc(rs, isWordRune)
 	var b strings.Builder
-	for _, w := range Words(s) {
+	if first < 0 {
+		spell(&b, rs, 0, true)
+		return b.String()
+	}
+	last := len(rs) - 1
+	for !isWordRune(rs[last]) {
+		last--
+	}
+	spell(&b, rs[:first], rs[first], false)
+	for _, w := range Words(string(rs[first : last+1])) {
 		b.WriteString(word(w))
 	}
+	spell(&b, rs[last+1:], 0, false)
 	id := b.String()
 	if id == "" {
 		return ""

@@ -87,7 +87,7 @@ func (b *builder) root(s *Schema) *Root {
 	d.root = n
 	t := &Type{Segment: ident.Ident(s.Bare) + s.Role, Named: true, Loc: Loc{Schema: s}}
 	if t.Segment == s.Role {
-		b.errorf(d, "", "tool name %q has no letters or digits to build a Go name from; add a rename", s.Tool)
+		b.errorf(d, "", "tool name %q has no letters, digits or symbols to build a Go name from; add a rename", s.Tool)
 	}
 	t.Pinned = b.pin(d, n, "")
 	r := &Root{Schema: s, Type: t}
@@ -299,7 +299,7 @@ func (b *builder) ref(d *doc, n *node, depth int) (*Type, bool) {
 	if len(toks) == 3 && (toks[1] == "$defs" || toks[1] == "definitions") {
 		t.DefName = ident.Ident(last)
 		if t.DefName == "" {
-			b.errorf(d, target.ptr, "definition name %q has no letters or digits; pin a Go name", last)
+			b.errorf(d, target.ptr, "definition name %q has no letters, digits or symbols; pin a Go name", last)
 		}
 	}
 	t.Segment = ident.Ident(last)
@@ -352,6 +352,7 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		}
 		n = m
 	}
+	t.Format = n.getStr("format")
 	for _, k := range []string{"not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies", "propertyNames", "contains", "unevaluatedProperties", "unevaluatedItems"} {
 		if n.has(k) {
 			t.Notes = append(t.Notes, fmt.Sprintf("The schema's %q is not checked by Validate.", k))
@@ -417,9 +418,85 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 	case "object":
 		b.object(d, n, t, depth)
 	}
-	t.Format = n.getStr("format")
 	b.constraints(d, n, t)
+	b.matchers(d, n, t, types[0], depth)
 	return nullable
+}
+
+// matchers builds the subschemas of not and if/then/else as types whose
+// generated decoder and validator say whether a value matches them, and
+// drops the notes saying these keywords are not checked. A subschema is
+// given the value's JSON type when it has none (the value has it
+// already); one that cannot be checked exactly keeps its note.
+func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
+	build := func(k, seg string) *Matcher {
+		sub := n.get(k)
+		if sub == nil {
+			return nil
+		}
+		if sub.kind == 'o' && !sub.has("type") && !sub.has("$ref") && !sub.has("oneOf") && !sub.has("anyOf") && !sub.has("allOf") && !sub.has("enum") && !sub.has("const") {
+			sub = sub.clone()
+			sub.set("type", &node{kind: 's', str: kind, ptr: sub.ptr})
+		}
+		mt, nullable := b.build(d, sub, t, seg, depth+1)
+		if !checkable(mt, map[*Type]bool{}) {
+			return nil
+		}
+		if mt.Parent == t {
+			mt.Hidden = true
+		}
+		return &Matcher{Type: mt, Nullable: nullable}
+	}
+	drop := func(k string) {
+		note := fmt.Sprintf("The schema's %q is not checked by Validate.", k)
+		t.Notes = slices.DeleteFunc(t.Notes, func(s string) bool { return s == note })
+	}
+	if t.Not = build("not", "Not"); t.Not != nil {
+		drop("not")
+	}
+	if n.has("if") {
+		t.If = build("if", "If")
+		t.Then, t.Else = build("then", "Then"), build("else", "Else")
+		if t.If != nil && (t.Then != nil || !n.has("then")) && (t.Else != nil || !n.has("else")) {
+			drop("if")
+			drop("then")
+			drop("else")
+		} else {
+			t.If, t.Then, t.Else = nil, nil, nil
+		}
+	} else {
+		// then and else without if are ignored, as JSON Schema says.
+		drop("then")
+		drop("else")
+	}
+}
+
+// checkable reports whether the generated code of t checks every keyword
+// of its schema, so that it can decide whether a value matches.
+func checkable(t *Type, seen map[*Type]bool) bool {
+	if t == nil || seen[t] {
+		return true
+	}
+	seen[t] = true
+	if len(t.Notes) > 0 || t.Kind == Raw && t.RawReason != "" && !strings.HasPrefix(t.RawReason, "the schema") && t.RawReason != "required member without a schema" || t.Kind == Null {
+		return false
+	}
+	for _, p := range t.C.Patterns {
+		if p.Go == "" {
+			return false
+		}
+	}
+	if t.Tolerant() && (t.Kind == Enum || t.Closed) {
+		return false // outputs accept more than the schema says
+	}
+	ok := checkable(t.Elem, seen) && checkable(t.Extra, seen)
+	for _, f := range t.Fields {
+		ok = ok && checkable(f.Type, seen)
+	}
+	for _, v := range t.Variants {
+		ok = ok && checkable(v.Type, seen)
+	}
+	return ok
 }
 
 func inferTypes(n *node) []string {
@@ -508,8 +585,35 @@ func (b *builder) array(d *doc, n *node, t *Type, depth int) {
 	t.Kind = Array
 	items := n.get("items")
 	if pi := n.get("prefixItems"); pi != nil {
-		t.Notes = append(t.Notes, "The schema's prefixItems (a tuple) is not modelled: elements are kept as raw JSON and not checked.")
-		t.Elem = &Type{Kind: Raw, RawReason: "tuple element", Loc: Loc{d.s, pi.ptr}}
+		t.Elem = &Type{Kind: Raw, RawReason: "tuple element, checked by position", Loc: Loc{d.s, pi.ptr}}
+		ok := pi.kind == 'a'
+		if ok {
+			for i, e := range pi.arr {
+				mt, nullable := b.build(d, e, t, fmt.Sprintf("Prefix%d", i), depth+1)
+				if !checkable(mt, map[*Type]bool{}) {
+					ok = false
+					break
+				}
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Prefix = append(t.Prefix, &Matcher{Type: mt, Nullable: nullable})
+			}
+		}
+		if ok && items != nil {
+			mt, nullable := b.build(d, items, t, "Rest", depth+1)
+			if ok = checkable(mt, map[*Type]bool{}); ok {
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Rest = &Matcher{Type: mt, Nullable: nullable}
+			}
+		}
+		if !ok {
+			t.Prefix, t.Rest = nil, nil
+			t.Elem.RawReason = "tuple element"
+			t.Notes = append(t.Notes, "The schema's prefixItems (a tuple) is not modelled: elements are kept as raw JSON and not checked.")
+		}
 		return
 	}
 	if items != nil && items.kind == 'a' {
@@ -559,13 +663,26 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	if !isStruct {
 		t.Kind = Map
 		t.Elem, t.ElemNullable = b.extra(d, ap, t, "Value", n, depth)
+		t.DepRequired = b.dependentRequired(d, n, t)
 		return
 	}
 	t.Kind = Struct
 	t.Named = true
 	t.Closed = closed
-	if !closed {
+	t.DepRequired = b.dependentRequired(d, n, t)
+	keepAll := d.s.Role != "Input" || d.s.InputExtras || (ap != nil && !(ap.kind == 'b' && ap.b)) ||
+		n.get("patternProperties") != nil || n.get("minProperties") != nil || n.get("maxProperties") != nil || len(t.DepRequired) > 0 || n.has("not") || n.has("if")
+	switch {
+	case !closed && !keepAll:
+		// An input that says nothing of undeclared members gets no field
+		// for them: callers never fill it. Decoding ignores them (a
+		// model's arguments are sent as the model wrote them).
+	case !closed:
 		t.Extra, t.ExtraNullable = b.extra(d, ap, t, "Extra", n, depth)
+	case d.s.Tolerant():
+		// A compatible server release may add members to a closed output
+		// object: they are kept, never an error (forward compatibility).
+		t.Extra = &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: Loc{d.s, n.ptr}}
 	}
 	if props != nil {
 		for _, k := range props.keys {
@@ -578,16 +695,54 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 				Type: &Type{Kind: Raw, RawReason: "required member without a schema", Loc: Loc{d.s, n.ptr}}}
 			f.GoName = ident.Ident(r)
 			if f.GoName == "" {
-				b.errorf(d, n.ptr+"/required", "member name %q has no letters or digits to build a Go name from", r)
+				b.errorf(d, n.ptr+"/required", "member name %q has no letters, digits or symbols to build a Go name from", r)
 			}
 			t.Fields = append(t.Fields, f)
 		}
 	}
 }
 
+// dependentRequired reads dependentRequired (and draft-07 dependencies
+// whose values are all arrays of names), which Validate then checks, and
+// drops the note saying it is not checked.
+func (b *builder) dependentRequired(d *doc, n *node, t *Type) []DepRequired {
+	var out []DepRequired
+	for _, k := range []string{"dependentRequired", "dependencies"} {
+		dr := n.get(k)
+		if dr == nil || dr.kind != 'o' {
+			continue
+		}
+		var deps []DepRequired
+		ok := true
+		for _, m := range dr.keys {
+			v := dr.obj[m]
+			if v.kind != 'a' {
+				ok = false
+				break
+			}
+			dep := DepRequired{Member: m}
+			for _, e := range v.arr {
+				if e.kind != 's' {
+					b.errorf(d, e.ptr, "%s values must be arrays of strings", k)
+					continue
+				}
+				dep.Requires = append(dep.Requires, e.str)
+			}
+			deps = append(deps, dep)
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, deps...)
+		note := fmt.Sprintf("The schema's %q is not checked by Validate.", k)
+		t.Notes = slices.DeleteFunc(t.Notes, func(s string) bool { return s == note })
+	}
+	return out
+}
+
 func (b *builder) extra(d *doc, ap *node, parent *Type, seg string, n *node, depth int) (*Type, bool) {
 	if ap == nil || (ap.kind == 'b' && ap.b) {
-		return &Type{Kind: Raw, RawReason: "undeclared member", Loc: Loc{d.s, n.ptr}}, false
+		return &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: Loc{d.s, n.ptr}}, false
 	}
 	if ap.kind == 'b' {
 		return &Type{Kind: Raw, RawReason: "no member is allowed", Loc: Loc{d.s, ap.ptr}}, false
@@ -603,7 +758,7 @@ func (b *builder) field(d *doc, name string, pn *node, required bool, parent *Ty
 		f.GoName = ident.Ident(name)
 	}
 	if f.GoName == "" {
-		b.errorf(d, pn.ptr, "property name %q has no letters or digits to build a Go name from; pin one (config goNames or x-go-name)", name)
+		b.errorf(d, pn.ptr, "property name %q has no letters, digits or symbols to build a Go name from; pin one (config goNames or x-go-name)", name)
 		f.GoName = "X"
 	}
 	f.Description = pn.getStr("description")

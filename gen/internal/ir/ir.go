@@ -7,6 +7,7 @@ package ir
 
 import (
 	"math/big"
+	"slices"
 )
 
 // Kind is what a Type is in Go terms.
@@ -82,10 +83,26 @@ type Type struct {
 	// Struct members in schema order.
 	Fields []*Field
 	// Extra is the type of undeclared members of a Struct, kept in an
-	// AdditionalProperties map; nil when the object is closed.
+	// AdditionalProperties map; nil when the object is closed (an input),
+	// or when it is an open input that does not constrain them (they are
+	// then ignored; Schema.InputExtras).
 	Extra         *Type
 	ExtraNullable bool
 	Closed        bool
+
+	// DepRequired (Struct, Map): when Member is present, Requires must be
+	// too (dependentRequired).
+	DepRequired []DepRequired
+	// Not, If, Then and Else are the subschemas of not and if/then/else;
+	// Prefix and Rest those of prefixItems and the items after them (an
+	// Array of raw elements checked by position). Validate decides with
+	// them whether a value matches.
+	Not, If, Then, Else *Matcher
+	Prefix              []*Matcher
+	Rest                *Matcher
+	// Hidden marks a type that only serves a Matcher: its Go name is
+	// unexported.
+	Hidden bool
 
 	// Enum values (Kind Enum); Base is String, Integer or Number.
 	Base   Kind
@@ -99,6 +116,10 @@ type Type struct {
 	Discriminator string
 
 	RawReason string
+	// NotNull (Raw only): the schema refuses null here, which the raw
+	// decoder then refuses too (a union fallback or mixed enum without a
+	// null).
+	NotNull bool
 
 	C Constraints
 }
@@ -122,6 +143,20 @@ type Field struct {
 	Loc              Loc
 }
 
+// Matcher is a subschema Validate matches values against: its type's
+// decoder and validator accept exactly what it accepts (null too when
+// Nullable).
+type Matcher struct {
+	Type     *Type
+	Nullable bool
+}
+
+// DepRequired is one entry of dependentRequired.
+type DepRequired struct {
+	Member   string
+	Requires []string
+}
+
 // EnumValue is one enum constant.
 type EnumValue struct {
 	JSON      string // literal JSON text
@@ -142,7 +177,11 @@ type Variant struct {
 	JSONKind string // object, array, string, number, boolean, null
 	Disc     string // canonical const value of the discriminator
 	Unique   string // required member unique to this variant
-	Loc      Loc
+	// Try is the variant's place (from 1) in the order variants of its
+	// JSON type are tried in when nothing else tells them apart; 0 when
+	// not tried.
+	Try int
+	Loc Loc
 }
 
 // Num is a numeric bound as written in the schema.
@@ -204,10 +243,36 @@ type Schema struct {
 	PinsUsed map[string]bool
 	// Strip lists properties removed from the root object.
 	Strip []string
+	// InputExtras keeps an AdditionalProperties field on every open input
+	// object (config inputExtras); without it an input object has one only
+	// when the schema constrains undeclared members.
+	InputExtras bool
+	// CheckFormats makes Validate check the common formats (config
+	// checkFormats).
+	CheckFormats bool
 	// Resource marks the content schema a config binding gives a resource
 	// (Tool is then the resource's uri or uriTemplate, Role "Content").
 	Resource bool
 }
+
+// Tolerant reports whether values of this schema come from a server (tool
+// outputs, resource contents): their decoders keep members a closed object
+// does not declare and enum values they do not list, so that bindings
+// survive a compatible server release. Inputs are decoded strictly.
+func (s *Schema) Tolerant() bool { return s != nil && s.Role != "Input" }
+
+// CheckedFormats are the formats Validate checks when the schema's
+// CheckFormats is set (mcpimpl.ValidFormat).
+var CheckedFormats = []string{"date", "date-time", "email", "uri", "uuid"}
+
+// FormatChecked reports whether Validate checks t's format.
+func (t *Type) FormatChecked() bool {
+	return t.Loc.Schema != nil && t.Loc.Schema.CheckFormats && slices.Contains(CheckedFormats, t.Format) &&
+		(t.Kind == String || t.Kind == Enum && t.Base == String)
+}
+
+// Tolerant reports whether t belongs to a Tolerant schema.
+func (t *Type) Tolerant() bool { return t.Loc.Schema.Tolerant() }
 
 // Root is a built schema: the tool's Input or Output type.
 type Root struct {

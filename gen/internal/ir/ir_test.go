@@ -40,8 +40,10 @@ func TestUnionDiscrimination(t *testing.T) {
 		{`{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}},"required":["k"]},{"type":"object","properties":{"k":{"const":"b"}},"required":["k"]}]}`, Union, "k"},
 		{`{"oneOf":[{"type":"string"},{"type":"array"}]}`, Union, ""},
 		{`{"oneOf":[{"type":"object","required":["a"]},{"type":"object","required":["b"]}]}`, Union, ""},
-		{`{"oneOf":[{"type":"object"},{"type":"object"}]}`, Raw, ""},
-		{`{"oneOf":[{"type":"integer"},{"type":"number"}]}`, Raw, ""},
+		// Variants nothing tells apart are tried in order.
+		{`{"oneOf":[{"type":"object"},{"type":"object"}]}`, Union, ""},
+		{`{"oneOf":[{"type":"integer"},{"type":"number"}]}`, Union, ""},
+		{`{"oneOf":[{"minimum":1},{"type":"string"}]}`, Raw, ""},
 		{`{"oneOf":[{"const":"x"},{"const":"y"}]}`, Enum, ""},
 	} {
 		root, errs := build1(t, `{"type":"object","properties":{"p":`+tc.schema+`}}`)

@@ -112,7 +112,7 @@ func BuildResource(file, pointer string, raw json.RawMessage, template bool, goN
 		}
 		r.GoName, r.Pinned = goName, true
 	case ident.Ident(w.Name) == "":
-		fail("/name", "%s %q: name %q has no letters or digits to build a Go name from; pin one (config resources.bind[...].goName)", kind, r.Key, w.Name)
+		fail("/name", "%s %q: name %q has no letters, digits or symbols to build a Go name from; pin one (config resources.bind[...].goName)", kind, r.Key, w.Name)
 	default:
 		r.GoName = ident.Ident(w.Name)
 	}
@@ -220,7 +220,7 @@ func BuildPrompt(file, pointer string, raw json.RawMessage) (*Prompt, []*EntryEr
 	}
 	p := &Prompt{Name: w.Name, Title: w.Title, Description: w.Description, GoName: ident.Ident(w.Name), File: file, Pointer: pointer}
 	if p.GoName == "" {
-		fail("/name", "prompt name %q has no letters or digits to build a Go name from", w.Name)
+		fail("/name", "prompt name %q has no letters, digits or symbols to build a Go name from", w.Name)
 	}
 	names := map[string]int{}
 	params := map[string]string{}

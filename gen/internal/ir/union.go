@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,7 +10,7 @@ import (
 	"github.com/mcpgen/mcpgen/gen/internal/ident"
 )
 
-const undiscriminated = "the variants cannot be told apart by JSON type, by a const member or by a required member unique to one variant, so the value is kept as raw JSON and not checked"
+const undiscriminated = "a variant does not say its JSON type, so the variants cannot be told apart and the value is kept as raw JSON and not checked"
 
 type variantInfo struct {
 	node     *node // as written (a $ref keeps its definition's name)
@@ -144,7 +145,20 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	hasBase := len(base.keys) > 0
 	var infos []*variantInfo
 	nullable := false
-	for _, v := range list.arr {
+	seen := map[string]bool{}
+	for _, v := range b.flatten(d, list.arr, key, 0) {
+		if key == "anyOf" {
+			// A duplicate adds nothing to an anyOf (to a oneOf it makes
+			// every value it accepts invalid, which trying the variants
+			// reports).
+			if r, ok := b.follow(d, v); ok {
+				if c := r.Canonical(); seen[c] {
+					continue
+				} else {
+					seen[c] = true
+				}
+			}
+		}
 		vn := v
 		if hasBase {
 			// A variant of a type the sibling type keyword excludes can
@@ -190,29 +204,32 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	}
 	disc := map[int]string{}
 	unique := map[int]string{}
+	try := map[int]int{}
 	discMember := ""
-	for g, idx := range groups {
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		idx := groups[g]
 		if len(idx) == 1 {
 			continue
 		}
-		if g != "object" {
-			t.Kind, t.RawReason = Raw, undiscriminated
-			return nullable
-		}
-		if m, vals, ok := discriminator(infos, idx); ok {
-			discMember = m
-			for i, v := range vals {
-				disc[idx[i]] = v
+		if g == "object" {
+			if m, vals, ok := discriminator(infos, idx); ok {
+				discMember = m
+				for i, v := range vals {
+					disc[idx[i]] = v
+				}
+				continue
 			}
-			continue
+			if us, ok := uniqueRequired(infos, idx); ok {
+				for i, u := range us {
+					unique[idx[i]] = u
+				}
+				continue
+			}
 		}
-		us, ok := uniqueRequired(infos, idx)
-		if !ok {
-			t.Kind, t.RawReason = Raw, undiscriminated
-			return nullable
-		}
-		for i, u := range us {
-			unique[idx[i]] = u
+		// Variants of one JSON type that nothing tells apart are tried in
+		// order (tryOrder); for oneOf, exactly one must accept the value.
+		for rank, i := range tryOrder(infos, idx) {
+			try[i] = rank + 1
 		}
 	}
 	t.Kind, t.Named, t.OneOf, t.Discriminator = Union, true, key == "oneOf", discMember
@@ -227,17 +244,20 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			segs[i] = ident.Ident(lastToken(vi.node.getStr("$ref")))
 		case unique[i] != "":
 			segs[i] = ident.Ident(unique[i])
+		case try[i] > 0 && ownProperty(infos, i) != "":
+			segs[i] = ident.Ident(ownProperty(infos, i))
 		default:
 			segs[i] = kindSegment(vi.kind)
 		}
 	}
-	// Every variant of a colliding name is renamed, not all but the last.
-	counts := map[string]int{}
-	for _, s := range segs {
-		counts[s]++
+	dup := map[string]bool{}
+	for _, sg := range segs {
+		if sg == "" || countOf(segs, sg) > 1 {
+			dup[sg] = true
+		}
 	}
 	for i := range segs {
-		if segs[i] == "" || counts[segs[i]] > 1 {
+		if dup[segs[i]] {
 			segs[i] = "Variant" + strconv.Itoa(i)
 		}
 	}
@@ -247,15 +267,104 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			node = vi.resolved
 		}
 		vt, _ := b.build(d, node, t, segs[i], depth+1)
+		if vt.Kind == Struct && !vt.Closed && vt.Extra == nil {
+			// Members a variant does not declare can decide which variant
+			// a value is (tried variants of a oneOf): keep them.
+			vt.Extra = &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: vt.Loc}
+		}
 		if p := d.s.pinAt(vi.node.ptr); p != "" && vt.Pinned == "" && vt.Parent == t {
 			vt.Pinned = p
 		}
 		t.Variants = append(t.Variants, &Variant{
-			Segment: segs[i], Type: vt, JSONKind: group(vi.kind), Disc: disc[i], Unique: unique[i],
+			Segment: segs[i], Type: vt, JSONKind: group(vi.kind), Disc: disc[i], Unique: unique[i], Try: try[i],
 			Loc: Loc{d.s, vi.node.ptr},
 		})
 	}
 	return nullable
+}
+
+// flatten replaces every variant that is itself a oneOf or anyOf (and
+// nothing else but annotations), directly or through a $ref, by its
+// variants, so that a union of unions is one union.
+func (b *builder) flatten(d *doc, vs []*node, key string, depth int) []*node {
+	var out []*node
+	for _, v := range vs {
+		r, ok := b.follow(d, v)
+		inner := ""
+		if ok && r.kind == 'o' && r.has("oneOf") != r.has("anyOf") && onlyAnnotations(r, "oneOf", "anyOf") {
+			inner = "oneOf"
+			if r.has("anyOf") {
+				inner = "anyOf"
+			}
+		}
+		if inner == "" || depth >= MaxDepth || r.get(inner).kind != 'a' || len(r.get(inner).arr) == 0 {
+			out = append(out, v)
+			continue
+		}
+		out = append(out, b.flatten(d, r.get(inner).arr, key, depth+1)...)
+	}
+	return out
+}
+
+// ownProperty is the first property of variant i that no other variant
+// declares or requires, or "".
+func ownProperty(infos []*variantInfo, i int) string {
+	for _, p := range infos[i].props {
+		own := true
+		for j, o := range infos {
+			if j != i && (slices.Contains(o.props, p) || slices.Contains(o.required, p)) {
+				own = false
+				break
+			}
+		}
+		if own {
+			return p
+		}
+	}
+	return ""
+}
+
+// tryOrder is the documented order in which variants of one JSON type that
+// nothing else tells apart are tried: the most specific first (for
+// objects, more required members, then closed before open, then more
+// declared properties; otherwise more constraint keywords), then schema
+// order. Decoding takes the first variant that accepts the value.
+func tryOrder(infos []*variantInfo, idx []int) []int {
+	score := func(i int) [4]int {
+		r := infos[i].resolved
+		closed := 0
+		if ap := r.get("additionalProperties"); ap != nil && ap.kind == 'b' && !ap.b {
+			closed = 1
+		}
+		n := 0
+		for _, k := range r.keys {
+			if !annotationKeys[k] && !strings.HasPrefix(k, "x-") && k != "type" {
+				n++
+			}
+		}
+		return [4]int{len(infos[i].required), closed, len(infos[i].props), n}
+	}
+	out := slices.Clone(idx)
+	slices.SortStableFunc(out, func(a, b int) int {
+		sa, sb := score(a), score(b)
+		for k := range sa {
+			if sa[k] != sb[k] {
+				return sb[k] - sa[k]
+			}
+		}
+		return a - b
+	})
+	return out
+}
+
+func countOf(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
 }
 
 func (vi *variantInfo) discValueText(member string) string {
@@ -431,7 +540,7 @@ func (b *builder) enum(d *doc, n, enum *node, t *Type, types []string) bool {
 	case allBool && allows("boolean"):
 		t.Kind = Boolean
 	default:
-		t.Kind, t.RawReason = Raw, "the enum mixes JSON types"
+		t.Kind, t.RawReason, t.NotNull = Raw, "the enum mixes JSON types", !nullable
 	}
 	b.constraints(d, n, t)
 	for _, v := range vals {

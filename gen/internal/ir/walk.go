@@ -22,7 +22,21 @@ func Named(root *Type, seen map[*Type]bool) []*Type {
 		for _, v := range t.Variants {
 			walk(v.Type)
 		}
+		for _, m := range t.Matchers() {
+			walk(m.Type)
+		}
 	}
 	walk(root)
+	return out
+}
+
+// Matchers returns t's matchers (not, if, then, else, prefixItems, rest).
+func (t *Type) Matchers() []*Matcher {
+	var out []*Matcher
+	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else}, append(t.Prefix, t.Rest)...) {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
 	return out
 }
