@@ -167,14 +167,34 @@ func TestUnionSiblingsAndShortcuts(t *testing.T) {
 	}
 }
 
+// Variants of one JSON type that nothing tells apart are no longer raw:
+// they are tried in the documented order (the Try of each variant).
+func TestUnionTriedVariants(t *testing.T) {
+	for _, tc := range []struct{ name, schema string }{
+		{"two strings", `{"oneOf":[{"type":"string","maxLength":3},{"type":"string","pattern":"^a"}]}`},
+		{"discriminator values repeat", `{"oneOf":[{"type":"object","properties":{"k":{"const":"x"},"a":{}},"required":["k","a"]},{"type":"object","properties":{"k":{"const":"x"},"b":{}},"required":["k","b"]}]}`},
+		{"objects of one shape but their constraints", `{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false},{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			typ, _, errs := field(t, tc.schema, "")
+			noErrors(t, tc.name, errs)
+			if typ.Kind != Union {
+				t.Fatalf("kind %v (raw reason %q), want a union tried in order", typ.Kind, typ.RawReason)
+			}
+			for _, v := range typ.Variants {
+				if v.Try == 0 && v.Unique == "" && v.Disc == "" {
+					t.Errorf("variant %s is neither tried in order nor told apart", v.GoName)
+				}
+			}
+		})
+	}
+}
+
 // TestUnionFallbacks: variants that cannot be told apart or understood
 // make the value raw JSON, with the reason; malformed unions are errors
 // naming the place.
 func TestUnionFallbacks(t *testing.T) {
 	for _, tc := range []struct{ name, schema, defs, reason string }{
-		{"two strings", `{"oneOf":[{"type":"string","maxLength":3},{"type":"string","pattern":"^a"}]}`, "", "told apart"},
-		{"objects sharing every member", `{"oneOf":[{"type":"object","properties":{"a":{}},"required":["a"]},{"type":"object","properties":{"a":{}},"required":["a"]}]}`, "", "told apart"},
-		{"discriminator values repeat", `{"oneOf":[{"type":"object","properties":{"k":{"const":"x"},"a":{}},"required":["k","a"]},{"type":"object","properties":{"k":{"const":"x"},"a":{}},"required":["k","a"]}]}`, "", "told apart"},
 		{"unknown kind", `{"oneOf":[{"description":"anything"},{"type":"string"}]}`, "", "told apart"},
 		{"false variant", `{"oneOf":[false,{"type":"string"},{"type":"integer"}]}`, "", "the schema false"},
 		{"non-schema variant", `{"oneOf":[3,{"type":"string"}]}`, "", "not a schema"},
