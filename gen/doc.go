@@ -56,7 +56,9 @@
 // # Mapping
 //
 //   - string, integer (int64; format int32, uint64 and the like pick that
-//     type; a range beyond 64 bits is float64), number (float64), boolean.
+//     type; a range beyond 64 bits is json.Number, the exact text, checked
+//     exactly), number (float64), boolean. A value outside the Go type's
+//     range is refused, as the generated file says.
 //   - Required → T. Optional scalar or struct → *T. Optional array, map or
 //     raw JSON → no pointer (nil means absent). Null allowed (type [T,
 //     "null"], anyOf/oneOf [T, {type: null}], enum with null) →

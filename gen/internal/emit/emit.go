@@ -34,7 +34,7 @@ const ImplPath = "github.com/mcpgen/mcpgen/runtime/mcpimpl"
 var implNames = map[string]bool{}
 
 func init() {
-	for _, n := range []string{"CanonicalJSON", "CheckAs", "CheckRaw", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
+	for _, n := range []string{"CanonicalJSON", "BigMultipleOf", "CheckAs", "CheckRaw", "CompareNumber", "Const", "Decode", "DecodeBigInteger", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
 		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
@@ -123,7 +123,7 @@ func Render(f File) ([]byte, error) {
 	if hasInteger(f.Types) {
 		jf.Line()
 		jf.Comment("// Integers are int64 unless a schema's format or range picks another Go")
-		jf.Comment("// type (a range beyond 64 bits is float64, as its comment says). Decoding")
+		jf.Comment("// type (json.Number, the exact text, for a range beyond 64 bits). Decoding")
 		jf.Comment("// refuses a value outside the Go type's range, naming the member: it could")
 		jf.Comment("// not be carried without loss.")
 	}
@@ -257,6 +257,9 @@ func underlying(t *ir.Type) *jen.Statement {
 	case ir.String:
 		return jen.String()
 	case ir.Integer:
+		if t.IntType == ir.BigInt {
+			return jen.Qual(jsonPath, "Number")
+		}
 		return jen.Id(t.IntType)
 	case ir.Number:
 		return jen.Float64()
@@ -306,7 +309,7 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 		case ir.Enum:
 			return scalarDecode(t.Base).Types(jen.Id(t.GoName))
 		case ir.String, ir.Integer, ir.Number, ir.Boolean:
-			return scalarDecode(t.Kind).Types(jen.Id(t.GoName))
+			return scalarDecodeOf(t, t.Kind).Types(jen.Id(t.GoName))
 		case ir.Raw:
 			if t.NotNull {
 				return rt("DecodeRawValueAs").Types(jen.Id(t.GoName))
@@ -327,7 +330,7 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 func decodeUnderlying(t *ir.Type) *jen.Statement {
 	switch t.Kind {
 	case ir.String, ir.Integer, ir.Number, ir.Boolean:
-		return scalarDecode(t.Kind).Types(underlying(t))
+		return scalarDecodeOf(t, t.Kind).Types(underlying(t))
 	case ir.Enum:
 		return scalarDecode(t.Base).Types(underlying(t))
 	case ir.Array:
@@ -339,6 +342,14 @@ func decodeUnderlying(t *ir.Type) *jen.Statement {
 		return rt("DecodeRawValue")
 	}
 	return rt("DecodeRaw")
+}
+
+// scalarDecodeOf is scalarDecode for t, whose integers may be big.
+func scalarDecodeOf(t *ir.Type, k ir.Kind) *jen.Statement {
+	if k == ir.Integer && t.IntType == ir.BigInt {
+		return rt("DecodeBigInteger")
+	}
+	return scalarDecode(k)
 }
 
 func scalarDecode(k ir.Kind) *jen.Statement {
@@ -1474,6 +1485,24 @@ func floatLit(n *ir.Num) string {
 func (c *checker) numChecks(t *ir.Type, k ir.Kind, x jen.Code, add func(string) jen.Code) []jen.Code {
 	var out []jen.Code
 	cs := &t.C
+	if k == ir.Integer && t.IntType == ir.BigInt {
+		cmp := func(n *ir.Num, op, msg string) {
+			if n != nil {
+				out = append(out, jen.If(rt("CompareNumber").Call(x, jen.Lit(n.Rat.RatString())).Op(op).Lit(0)).Block(add(msg+" "+n.Text)))
+			}
+		}
+		cmp(cs.Minimum, "<", "must be at least")
+		cmp(cs.ExclusiveMin, "<=", "must be greater than")
+		cmp(cs.Maximum, ">", "must be at most")
+		cmp(cs.ExclusiveMax, ">=", "must be less than")
+		if m := cs.MultipleOf; m != nil {
+			out = append(out, jen.If(jen.Op("!").Add(rt("BigMultipleOf")).Call(x, jen.Lit(m.Rat.RatString()))).Block(add("must be a multiple of "+m.Text)))
+		}
+		if cs.HasConst {
+			out = append(out, jen.If(rt("CompareNumber").Call(x, jen.Lit(cs.ConstJSON)).Op("!=").Lit(0)).Block(add("must be "+cs.ConstJSON)))
+		}
+		return out
+	}
 	cmp := func(n *ir.Num, op, msg string) {
 		if n == nil {
 			return

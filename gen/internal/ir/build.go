@@ -406,8 +406,8 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		t.Kind = Integer
 		t.IntType = b.intType(d, n)
 		if t.IntType == "" {
-			t.Kind = Number
-			t.Notes = append(t.Notes, "The integer range exceeds 64 bits, so it is decoded as float64.")
+			// Carried exactly: float64 would round what int64 cannot hold.
+			t.IntType = BigInt
 		}
 	case "number":
 		t.Kind = Number

@@ -33,6 +33,10 @@ func (k Kind) String() string {
 	return [...]string{"raw", "string", "integer", "number", "boolean", "null", "array", "map", "struct", "enum", "union"}[k]
 }
 
+// BigInt is the IntType of integers whose range exceeds 64 bits: they are
+// kept as json.Number, their exact text, and checked exactly.
+const BigInt = "json.Number"
+
 // Loc is where a type or field comes from.
 type Loc struct {
 	// Schema is the document the pointer is relative to.
@@ -74,7 +78,8 @@ type Type struct {
 	// Notes are extra documentation lines (defaults, unsupported keywords).
 	Notes []string
 
-	// IntType is the Go integer type for Integer ("int64", "int32", ...).
+	// IntType is the Go integer type for Integer ("int64", "int32", ...),
+	// or BigInt for a range beyond 64 bits.
 	IntType string
 	// Elem is the element type of Array and the value type of Map.
 	Elem         *Type
