@@ -1390,6 +1390,25 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.For(jen.Id(i).Op(":=").Lit(len(t.Prefix)), jen.Id(i).Op("<").Len(x), jen.Id(i).Op("++")).Block(
 				rt("CheckRaw").Call(jen.Add(x).Index(jen.Id(i)), rt("IndexPointer").Call(ptr, jen.Id(i)), jen.Id("vs"), c.accept(t.Rest))))
 		}
+		if t.Contains != nil {
+			lo := int64(1)
+			if t.MinContains != nil {
+				lo = *t.MinContains
+			}
+			n := fmt.Sprintf("n%d", depth)
+			count := jen.Id(n).Op(":=").Lit(0).Line().For(jen.List(jen.Id("_"), jen.Id(e)).Op(":=").Range().Add(x)).Block(
+				jen.If(rt("Matches").Call(jen.Id(e), c.accept(t.Contains))).Block(jen.Id(n).Op("++")))
+			var checks []jen.Code
+			if lo > 0 {
+				checks = append(checks, jen.If(jen.Id(n).Op("<").Lit(int(lo))).Block(add(fmt.Sprintf("at least %d item%s must match the schema's \"contains\"", lo, plural(lo)))))
+			}
+			if t.MaxContains != nil {
+				checks = append(checks, jen.If(jen.Id(n).Op(">").Lit(int(*t.MaxContains))).Block(add(fmt.Sprintf("at most %d item%s may match the schema's \"contains\"", *t.MaxContains, plural(*t.MaxContains)))))
+			}
+			if len(checks) > 0 {
+				out = append(out, jen.Block(append([]jen.Code{count}, checks...)...))
+			}
+		}
 	case ir.Map:
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)

@@ -454,6 +454,24 @@ func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
 	if t.Not = build("not", "Not"); t.Not != nil {
 		drop("not")
 	}
+	if t.Kind == Array && n.has("contains") {
+		c := n.get("contains")
+		if c.kind == 'o' && !c.has("type") && !c.has("const") && !c.has("enum") && !c.has("$ref") {
+			// The items of an array have no type of their own to lend.
+			c = nil
+		}
+		if c != nil {
+			mt, nullable := b.build(d, c, t, "Contains", depth+1)
+			if checkable(mt, map[*Type]bool{}) {
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Contains = &Matcher{Type: mt, Nullable: nullable}
+				t.MinContains, t.MaxContains = b.nonNegInt(d, n, "minContains"), b.nonNegInt(d, n, "maxContains")
+				drop("contains")
+			}
+		}
+	}
 	if n.has("if") {
 		t.If = build("if", "If")
 		t.Then, t.Else = build("then", "Then"), build("else", "Else")

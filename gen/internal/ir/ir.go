@@ -105,6 +105,10 @@ type Type struct {
 	Not, If, Then, Else *Matcher
 	Prefix              []*Matcher
 	Rest                *Matcher
+	// Contains (Array): how many items must match, at least MinContains
+	// (default 1) and at most MaxContains when set.
+	Contains                 *Matcher
+	MinContains, MaxContains *int64
 	// Hidden marks a type that only serves a Matcher: its Go name is
 	// unexported.
 	Hidden bool
