@@ -118,17 +118,18 @@
 //     sent as null); where the schema refuses null (a union kept raw, a
 //     mixed enum without null), decoding and Validate refuse it.
 //   - {} and true → json.RawMessage. dependentRequired (and draft-07
-//     dependencies listing member names) is checked by Validate, on
-//     declared and undeclared members (an input object with it keeps
+//     dependencies listing member names) is checked by Validate, on declared
+//     and undeclared members (an input object with it keeps
 //     AdditionalProperties). not and if/then/else on a string, number,
 //     boolean, array, map or struct, prefixItems (with the items after
-//     them), and contains with minContains/maxContains, are checked too: each subschema becomes an unexported type
-//     whose generated decoder and validator decide whether the value (its
-//     JSON encoding) matches; a subschema that generated code cannot check
-//     exactly, and patternProperties, dependentSchemas and propertyNames,
-//     still compile and are documented on the type as not checked. format is
-//     documented; with Config.CheckFormats, Validate checks date,
-//     date-time, email, uri and uuid (mcpimpl.ValidFormat).
+//     them), and contains with minContains/maxContains, are checked too:
+//     each subschema becomes an unexported type whose generated decoder and
+//     validator decide whether the value (its JSON encoding) matches; a
+//     subschema that generated code cannot check exactly, and
+//     patternProperties, dependentSchemas and propertyNames, still compile
+//     and are documented on the type as not checked. format is documented;
+//     with Config.CheckFormats, Validate checks date, date-time, email, uri
+//     and uuid (mcpimpl.ValidFormat).
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that
 //     bindings survive a compatible server release: a closed output object
 //     keeps undeclared members in AdditionalProperties, and an output enum
