@@ -115,8 +115,8 @@
 //   - Raw JSON fields say why they are raw in a comment, also when the
 //     raw values are the items or values of an array or map. A required
 //     raw member must be set (Validate reports a nil one, which would be
-//     sent as null); where the schema refuses null (a union kept raw, a
-//     mixed enum without null), decoding and Validate refuse it.
+//     sent as null); where the schema refuses null (a mixed enum without
+//     null), decoding and Validate refuse it.
 //   - {} and true → json.RawMessage. dependentRequired (and draft-07
 //     dependencies listing member names) is checked by Validate, on declared
 //     and undeclared members (an input object with it keeps

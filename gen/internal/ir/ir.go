@@ -126,8 +126,7 @@ type Type struct {
 
 	RawReason string
 	// NotNull (Raw only): the schema refuses null here, which the raw
-	// decoder then refuses too (a union fallback or mixed enum without a
-	// null).
+	// decoder then refuses too (a mixed enum without null).
 	NotNull bool
 
 	C Constraints
