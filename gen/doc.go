@@ -122,12 +122,13 @@
 //     and undeclared members (an input object with it keeps
 //     AdditionalProperties). not and if/then/else on a string, number,
 //     boolean, array, map or struct, prefixItems (with the items after
-//     them), and contains with minContains/maxContains, are checked too:
+//     them), contains with minContains/maxContains, and propertyNames on a
+//     map, are checked too:
 //     each subschema becomes an unexported type whose generated decoder and
 //     validator decide whether the value (its JSON encoding) matches; a
 //     subschema that generated code cannot check exactly, and
-//     patternProperties, dependentSchemas and propertyNames, still compile
-//     and are documented on the type as not checked. format is documented;
+//     patternProperties, dependentSchemas and propertyNames on a struct,
+//     still compile and are documented on the type as not checked. format is documented;
 //     with Config.CheckFormats, Validate checks date, date-time, email, uri
 //     and uuid (mcpimpl.ValidFormat).
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that

@@ -1413,6 +1413,12 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)
 		}
+		if t.PropertyNames != nil {
+			k := fmt.Sprintf("k%d", depth)
+			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
+				jen.If(jen.Op("!").Add(rt("Matches")).Call(jen.Id(k), c.accept(t.PropertyNames))).Block(
+					jen.Id("vs").Dot("Add").Call(rt("KeyPointer").Call(ptr, jen.Id(k)), jen.Lit("member name does not match the schema's \"propertyNames\"")))))
+		}
 		for _, dep := range t.DepRequired {
 			var body []jen.Code
 			for _, r := range dep.Requires {

@@ -434,6 +434,10 @@ func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
 		if sub == nil {
 			return nil
 		}
+		kind := kind
+		if k == "propertyNames" {
+			kind = "string"
+		}
 		if sub.kind == 'o' && !sub.has("type") && !sub.has("$ref") && !sub.has("oneOf") && !sub.has("anyOf") && !sub.has("allOf") && !sub.has("enum") && !sub.has("const") {
 			sub = sub.clone()
 			sub.set("type", &node{kind: 's', str: kind, ptr: sub.ptr})
@@ -453,6 +457,13 @@ func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
 	}
 	if t.Not = build("not", "Not"); t.Not != nil {
 		drop("not")
+	}
+	if t.Kind == Map && n.has("propertyNames") {
+		// Member names are strings: the subschema gets that type.
+		if m := build("propertyNames", "Name"); m != nil && m.Type.Kind == String || m != nil && m.Type.Kind == Enum && m.Type.Base == String {
+			t.PropertyNames = m
+			drop("propertyNames")
+		}
 	}
 	if t.Kind == Array && n.has("contains") {
 		c := n.get("contains")

@@ -109,6 +109,8 @@ type Type struct {
 	// (default 1) and at most MaxContains when set.
 	Contains                 *Matcher
 	MinContains, MaxContains *int64
+	// PropertyNames (Map): every member name must match.
+	PropertyNames *Matcher
 	// Hidden marks a type that only serves a Matcher: its Go name is
 	// unexported.
 	Hidden bool

@@ -34,7 +34,7 @@ func Named(root *Type, seen map[*Type]bool) []*Type {
 // prefixItems, rest).
 func (t *Type) Matchers() []*Matcher {
 	var out []*Matcher
-	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else, t.Contains}, append(t.Prefix, t.Rest)...) {
+	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else, t.Contains, t.PropertyNames}, append(t.Prefix, t.Rest)...) {
 		if m != nil {
 			out = append(out, m)
 		}
