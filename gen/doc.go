@@ -56,7 +56,9 @@
 // # Mapping
 //
 //   - string, integer (int64; format int32, uint64 and the like pick that
-//     type; a range beyond 64 bits is float64), number (float64), boolean.
+//     type; a range beyond 64 bits is json.Number, the exact text, checked
+//     exactly), number (float64), boolean. A value outside the Go type's
+//     range is refused, as the generated file says.
 //   - Required → T. Optional scalar or struct → *T. Optional array, map or
 //     raw JSON → no pointer (nil means absent). Null allowed (type [T,
 //     "null"], anyOf/oneOf [T, {type: null}], enum with null) →
@@ -113,21 +115,22 @@
 //   - Raw JSON fields say why they are raw in a comment, also when the
 //     raw values are the items or values of an array or map. A required
 //     raw member must be set (Validate reports a nil one, which would be
-//     sent as null); where the schema refuses null (a union kept raw, a
-//     mixed enum without null), decoding and Validate refuse it.
+//     sent as null); where the schema refuses null (a mixed enum without
+//     null), decoding and Validate refuse it.
 //   - {} and true → json.RawMessage. dependentRequired (and draft-07
-//     dependencies listing member names) is checked by Validate, on
-//     declared and undeclared members (an input object with it keeps
+//     dependencies listing member names) is checked by Validate, on declared
+//     and undeclared members (an input object with it keeps
 //     AdditionalProperties). not and if/then/else on a string, number,
-//     boolean, array, map or struct, and prefixItems (with the items after
-//     them), are checked too: each subschema becomes an unexported type
-//     whose generated decoder and validator decide whether the value (its
-//     JSON encoding) matches; a subschema that generated code cannot check
-//     exactly, and patternProperties, dependentSchemas, propertyNames and
-//     contains, still compile and are documented on the type as not
-//     checked. format is
-//     documented; with Config.CheckFormats, Validate checks date,
-//     date-time, email, uri and uuid (mcpimpl.ValidFormat).
+//     boolean, array, map or struct, prefixItems (with the items after
+//     them), contains with minContains/maxContains, and propertyNames on a
+//     map, are checked too:
+//     each subschema becomes an unexported type whose generated decoder and
+//     validator decide whether the value (its JSON encoding) matches; a
+//     subschema that generated code cannot check exactly, and
+//     patternProperties, dependentSchemas and propertyNames on a struct,
+//     still compile and are documented on the type as not checked. format is documented;
+//     with Config.CheckFormats, Validate checks date, date-time, email, uri
+//     and uuid (mcpimpl.ValidFormat).
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that
 //     bindings survive a compatible server release: a closed output object
 //     keeps undeclared members in AdditionalProperties, and an output enum

@@ -16,7 +16,7 @@ import (
 const _ = mcpimpl.SupportPackageIsVersion1
 
 // Integers are int64 unless a schema's format or range picks another Go
-// type (a range beyond 64 bits is float64, as its comment says). Decoding
+// type (json.Number, the exact text, for a range beyond 64 bits). Decoding
 // refuses a value outside the Go type's range, naming the member: it could
 // not be carried without loss.
 

@@ -41,7 +41,9 @@ var report = []byte(`{"region":"emea","quarter":"2026-Q3","currency":"EUR","tota
 	`{"id":"D-1005","title":"Hooli expansion","amount":0,"stage":"lost","owner":{"login":"barbara","id":5},"tags":["churn-risk"]}]}`)
 
 // invalidReport breaks five constraints at once.
-var invalidReport = strings.NewReplacer(`"EUR"`, `"EURO"`, `"D-1002"`, `"X-1002"`, `"stage":"lead"`, `"stage":"cold"`,
+// An unknown stage would not count: output enums carry values they do not
+// list (forward compatibility), so one amount breaks its bound instead.
+var invalidReport = strings.NewReplacer(`"EUR"`, `"EURO"`, `"D-1002"`, `"X-1002"`, `"amount":87750`, `"amount":-1`,
 	`"title":"Hooli expansion"`, `"title":""`, `"total":184250.5`, `"total":-1`).Replace(string(report))
 
 var validArgs = json.RawMessage(`{"region":"emea","quarter":"2026-Q3","limit":20,"owners":["ada","grace"]}`)

@@ -470,3 +470,23 @@ func DecodeRawValueAs[T ~[]byte](raw json.RawMessage, dst *T, ptr string, vs *Vi
 	DecodeRawValue(raw, &r, ptr, vs)
 	*dst = T(r)
 }
+
+// DecodeBigInteger decodes a JSON integer of any size into its exact text
+// (json.Number), for a schema whose range exceeds 64 bits. As in JSON
+// Schema, 1.0 and 1e30 are integers.
+func DecodeBigInteger[T ~string](raw json.RawMessage, dst *T, ptr string, vs *Violations) {
+	if JSONKind(raw) != "number" {
+		wrongKind(vs, ptr, "integer", raw)
+		return
+	}
+	raw = jsonscan.Trim(raw)
+	if end, ok := jsonscan.Number(raw, 0); !ok || end != len(raw) {
+		vs.Add(ptr, "invalid JSON number")
+		return
+	}
+	if r, ok := new(big.Rat).SetString(string(raw)); !ok || !r.IsInt() {
+		vs.Add(ptr, "expected integer, found "+string(raw))
+		return
+	}
+	*dst = T(raw)
+}

@@ -155,3 +155,25 @@ func TestValidFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestBigInteger(t *testing.T) {
+	var n json.Number
+	var vs Violations
+	DecodeBigInteger(json.RawMessage(" 18446744073709551616000 "), &n, "/n", &vs)
+	if vs.Len() != 0 || n != "18446744073709551616000" {
+		t.Fatalf("decoded %q: %v", n, vs.Err(""))
+	}
+	for _, bad := range []string{"1.5", `"1"`, "null"} {
+		var vs Violations
+		DecodeBigInteger(json.RawMessage(bad), &n, "/n", &vs)
+		if vs.Len() == 0 {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if CompareNumber(n, "18446744073709551616001") != -1 || CompareNumber(json.Number("1e3"), "1000") != 0 || CompareNumber(json.Number(""), "0") != 0 {
+		t.Error("CompareNumber")
+	}
+	if !BigMultipleOf(n, "2") || BigMultipleOf(json.Number("18446744073709551616001"), "2") || BigMultipleOf(n, "0") {
+		t.Error("BigMultipleOf")
+	}
+}

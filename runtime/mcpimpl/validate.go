@@ -308,3 +308,27 @@ func CheckRaw(data json.RawMessage, ptr string, vs *Violations, accept func(data
 	accept(data, &sub)
 	vs.Merge(ptr, sub.Err(""))
 }
+
+// rat reads a JSON number's text; "" (an unset json.Number, encoded as 0)
+// is 0.
+func rat(s string) *big.Rat {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return new(big.Rat)
+	}
+	return r
+}
+
+// CompareNumber compares the number x (a json.Number) with the literal
+// lit exactly: -1, 0 or +1.
+func CompareNumber[T ~string](x T, lit string) int { return rat(string(x)).Cmp(rat(lit)) }
+
+// BigMultipleOf reports whether the number x (a json.Number) is a multiple
+// of m, exactly.
+func BigMultipleOf[T ~string](x T, m string) bool {
+	d := rat(m)
+	if d.Sign() == 0 {
+		return false
+	}
+	return new(big.Rat).Quo(rat(string(x)), d).IsInt()
+}

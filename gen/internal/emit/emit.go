@@ -34,7 +34,7 @@ const ImplPath = "github.com/mcpgen/mcpgen/runtime/mcpimpl"
 var implNames = map[string]bool{}
 
 func init() {
-	for _, n := range []string{"CanonicalJSON", "CheckAs", "CheckRaw", "Const", "Decode", "DecodeBool", "DecodeFunc", "DecodeInner",
+	for _, n := range []string{"CanonicalJSON", "BigMultipleOf", "CheckAs", "CheckRaw", "CompareNumber", "Const", "Decode", "DecodeBigInteger", "DecodeBool", "DecodeFunc", "DecodeInner",
 		"DecodeInnerNullAware", "DecodeInteger", "DecodeNullAware", "DecodeNumber", "DecodeObject", "DecodeRaw",
 		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
@@ -123,7 +123,7 @@ func Render(f File) ([]byte, error) {
 	if hasInteger(f.Types) {
 		jf.Line()
 		jf.Comment("// Integers are int64 unless a schema's format or range picks another Go")
-		jf.Comment("// type (a range beyond 64 bits is float64, as its comment says). Decoding")
+		jf.Comment("// type (json.Number, the exact text, for a range beyond 64 bits). Decoding")
 		jf.Comment("// refuses a value outside the Go type's range, naming the member: it could")
 		jf.Comment("// not be carried without loss.")
 	}
@@ -257,6 +257,9 @@ func underlying(t *ir.Type) *jen.Statement {
 	case ir.String:
 		return jen.String()
 	case ir.Integer:
+		if t.IntType == ir.BigInt {
+			return jen.Qual(jsonPath, "Number")
+		}
 		return jen.Id(t.IntType)
 	case ir.Number:
 		return jen.Float64()
@@ -306,7 +309,7 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 		case ir.Enum:
 			return scalarDecode(t.Base).Types(jen.Id(t.GoName))
 		case ir.String, ir.Integer, ir.Number, ir.Boolean:
-			return scalarDecode(t.Kind).Types(jen.Id(t.GoName))
+			return scalarDecodeOf(t, t.Kind).Types(jen.Id(t.GoName))
 		case ir.Raw:
 			if t.NotNull {
 				return rt("DecodeRawValueAs").Types(jen.Id(t.GoName))
@@ -327,7 +330,7 @@ func decodeFnAt(t *ir.Type, root bool) *jen.Statement {
 func decodeUnderlying(t *ir.Type) *jen.Statement {
 	switch t.Kind {
 	case ir.String, ir.Integer, ir.Number, ir.Boolean:
-		return scalarDecode(t.Kind).Types(underlying(t))
+		return scalarDecodeOf(t, t.Kind).Types(underlying(t))
 	case ir.Enum:
 		return scalarDecode(t.Base).Types(underlying(t))
 	case ir.Array:
@@ -339,6 +342,14 @@ func decodeUnderlying(t *ir.Type) *jen.Statement {
 		return rt("DecodeRawValue")
 	}
 	return rt("DecodeRaw")
+}
+
+// scalarDecodeOf is scalarDecode for t, whose integers may be big.
+func scalarDecodeOf(t *ir.Type, k ir.Kind) *jen.Statement {
+	if k == ir.Integer && t.IntType == ir.BigInt {
+		return rt("DecodeBigInteger")
+	}
+	return scalarDecode(k)
 }
 
 func scalarDecode(k ir.Kind) *jen.Statement {
@@ -1379,9 +1390,34 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.For(jen.Id(i).Op(":=").Lit(len(t.Prefix)), jen.Id(i).Op("<").Len(x), jen.Id(i).Op("++")).Block(
 				rt("CheckRaw").Call(jen.Add(x).Index(jen.Id(i)), rt("IndexPointer").Call(ptr, jen.Id(i)), jen.Id("vs"), c.accept(t.Rest))))
 		}
+		if t.Contains != nil {
+			lo := int64(1)
+			if t.MinContains != nil {
+				lo = *t.MinContains
+			}
+			n := fmt.Sprintf("n%d", depth)
+			count := jen.Id(n).Op(":=").Lit(0).Line().For(jen.List(jen.Id("_"), jen.Id(e)).Op(":=").Range().Add(x)).Block(
+				jen.If(rt("Matches").Call(jen.Id(e), c.accept(t.Contains))).Block(jen.Id(n).Op("++")))
+			var checks []jen.Code
+			if lo > 0 {
+				checks = append(checks, jen.If(jen.Id(n).Op("<").Lit(int(lo))).Block(add(fmt.Sprintf("at least %d item%s must match the schema's \"contains\"", lo, plural(lo)))))
+			}
+			if t.MaxContains != nil {
+				checks = append(checks, jen.If(jen.Id(n).Op(">").Lit(int(*t.MaxContains))).Block(add(fmt.Sprintf("at most %d item%s may match the schema's \"contains\"", *t.MaxContains, plural(*t.MaxContains)))))
+			}
+			if len(checks) > 0 {
+				out = append(out, jen.Block(append([]jen.Code{count}, checks...)...))
+			}
+		}
 	case ir.Map:
 		if cs.MinProperties != nil || cs.MaxProperties != nil {
 			out = append(out, countChecksAt(jen.Len(x), cs.MinProperties, cs.MaxProperties, "member", ptr)...)
+		}
+		if t.PropertyNames != nil {
+			k := fmt.Sprintf("k%d", depth)
+			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
+				jen.If(jen.Op("!").Add(rt("Matches")).Call(jen.Id(k), c.accept(t.PropertyNames))).Block(
+					jen.Id("vs").Dot("Add").Call(rt("KeyPointer").Call(ptr, jen.Id(k)), jen.Lit("member name does not match the schema's \"propertyNames\"")))))
 		}
 		for _, dep := range t.DepRequired {
 			var body []jen.Code
@@ -1474,6 +1510,24 @@ func floatLit(n *ir.Num) string {
 func (c *checker) numChecks(t *ir.Type, k ir.Kind, x jen.Code, add func(string) jen.Code) []jen.Code {
 	var out []jen.Code
 	cs := &t.C
+	if k == ir.Integer && t.IntType == ir.BigInt {
+		cmp := func(n *ir.Num, op, msg string) {
+			if n != nil {
+				out = append(out, jen.If(rt("CompareNumber").Call(x, jen.Lit(n.Rat.RatString())).Op(op).Lit(0)).Block(add(msg+" "+n.Text)))
+			}
+		}
+		cmp(cs.Minimum, "<", "must be at least")
+		cmp(cs.ExclusiveMin, "<=", "must be greater than")
+		cmp(cs.Maximum, ">", "must be at most")
+		cmp(cs.ExclusiveMax, ">=", "must be less than")
+		if m := cs.MultipleOf; m != nil {
+			out = append(out, jen.If(jen.Op("!").Add(rt("BigMultipleOf")).Call(x, jen.Lit(m.Rat.RatString()))).Block(add("must be a multiple of "+m.Text)))
+		}
+		if cs.HasConst {
+			out = append(out, jen.If(rt("CompareNumber").Call(x, jen.Lit(cs.ConstJSON)).Op("!=").Lit(0)).Block(add("must be "+cs.ConstJSON)))
+		}
+		return out
+	}
 	cmp := func(n *ir.Num, op, msg string) {
 		if n == nil {
 			return

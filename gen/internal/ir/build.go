@@ -406,8 +406,8 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		t.Kind = Integer
 		t.IntType = b.intType(d, n)
 		if t.IntType == "" {
-			t.Kind = Number
-			t.Notes = append(t.Notes, "The integer range exceeds 64 bits, so it is decoded as float64.")
+			// Carried exactly: float64 would round what int64 cannot hold.
+			t.IntType = BigInt
 		}
 	case "number":
 		t.Kind = Number
@@ -434,6 +434,10 @@ func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
 		if sub == nil {
 			return nil
 		}
+		kind := kind
+		if k == "propertyNames" {
+			kind = "string"
+		}
 		if sub.kind == 'o' && !sub.has("type") && !sub.has("$ref") && !sub.has("oneOf") && !sub.has("anyOf") && !sub.has("allOf") && !sub.has("enum") && !sub.has("const") {
 			sub = sub.clone()
 			sub.set("type", &node{kind: 's', str: kind, ptr: sub.ptr})
@@ -453,6 +457,31 @@ func (b *builder) matchers(d *doc, n *node, t *Type, kind string, depth int) {
 	}
 	if t.Not = build("not", "Not"); t.Not != nil {
 		drop("not")
+	}
+	if t.Kind == Map && n.has("propertyNames") {
+		// Member names are strings: the subschema gets that type.
+		if m := build("propertyNames", "Name"); m != nil && m.Type.Kind == String || m != nil && m.Type.Kind == Enum && m.Type.Base == String {
+			t.PropertyNames = m
+			drop("propertyNames")
+		}
+	}
+	if t.Kind == Array && n.has("contains") {
+		c := n.get("contains")
+		if c.kind == 'o' && !c.has("type") && !c.has("const") && !c.has("enum") && !c.has("$ref") {
+			// The items of an array have no type of their own to lend.
+			c = nil
+		}
+		if c != nil {
+			mt, nullable := b.build(d, c, t, "Contains", depth+1)
+			if checkable(mt, map[*Type]bool{}) {
+				if mt.Parent == t {
+					mt.Hidden = true
+				}
+				t.Contains = &Matcher{Type: mt, Nullable: nullable}
+				t.MinContains, t.MaxContains = b.nonNegInt(d, n, "minContains"), b.nonNegInt(d, n, "maxContains")
+				drop("contains")
+			}
+		}
 	}
 	if n.has("if") {
 		t.If = build("if", "If")

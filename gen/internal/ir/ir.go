@@ -33,6 +33,10 @@ func (k Kind) String() string {
 	return [...]string{"raw", "string", "integer", "number", "boolean", "null", "array", "map", "struct", "enum", "union"}[k]
 }
 
+// BigInt is the IntType of integers whose range exceeds 64 bits: they are
+// kept as json.Number, their exact text, and checked exactly.
+const BigInt = "json.Number"
+
 // Loc is where a type or field comes from.
 type Loc struct {
 	// Schema is the document the pointer is relative to.
@@ -74,7 +78,8 @@ type Type struct {
 	// Notes are extra documentation lines (defaults, unsupported keywords).
 	Notes []string
 
-	// IntType is the Go integer type for Integer ("int64", "int32", ...).
+	// IntType is the Go integer type for Integer ("int64", "int32", ...),
+	// or BigInt for a range beyond 64 bits.
 	IntType string
 	// Elem is the element type of Array and the value type of Map.
 	Elem         *Type
@@ -100,6 +105,12 @@ type Type struct {
 	Not, If, Then, Else *Matcher
 	Prefix              []*Matcher
 	Rest                *Matcher
+	// Contains (Array): how many items must match, at least MinContains
+	// (default 1) and at most MaxContains when set.
+	Contains                 *Matcher
+	MinContains, MaxContains *int64
+	// PropertyNames (Map): every member name must match.
+	PropertyNames *Matcher
 	// Hidden marks a type that only serves a Matcher: its Go name is
 	// unexported.
 	Hidden bool
@@ -117,8 +128,7 @@ type Type struct {
 
 	RawReason string
 	// NotNull (Raw only): the schema refuses null here, which the raw
-	// decoder then refuses too (a union fallback or mixed enum without a
-	// null).
+	// decoder then refuses too (a mixed enum without null).
 	NotNull bool
 
 	C Constraints

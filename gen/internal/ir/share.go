@@ -187,7 +187,7 @@ func signature(t *Type, memo map[*Type]string, onPath map[*Type]bool) string {
 	for _, f := range t.Fields {
 		fmt.Fprintf(&b, "|f%q,%s,%t,%t,%t,%s,%s", f.JSONName, f.GoName, f.Required, f.Nullable, f.Indirect, f.Fixed, signature(f.Type, memo, onPath))
 	}
-	for _, m := range []*Matcher{t.Not, t.If, t.Then, t.Else, t.Rest} {
+	for _, m := range []*Matcher{t.Not, t.If, t.Then, t.Else, t.Rest, t.Contains, t.PropertyNames} {
 		if m == nil {
 			b.WriteString("|m-")
 		} else {

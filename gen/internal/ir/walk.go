@@ -30,10 +30,11 @@ func Named(root *Type, seen map[*Type]bool) []*Type {
 	return out
 }
 
-// Matchers returns t's matchers (not, if, then, else, prefixItems, rest).
+// Matchers returns t's matchers (not, if, then, else, contains,
+// prefixItems, rest).
 func (t *Type) Matchers() []*Matcher {
 	var out []*Matcher
-	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else}, append(t.Prefix, t.Rest)...) {
+	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else, t.Contains, t.PropertyNames}, append(t.Prefix, t.Rest)...) {
 		if m != nil {
 			out = append(out, m)
 		}
