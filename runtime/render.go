@@ -26,7 +26,9 @@ const (
 	RenderLeanDescribed Rendering = "lean-described"
 )
 
-func (r Rendering) valid() bool { return r == RenderJSON || r == RenderLean || r == RenderLeanDescribed }
+func (r Rendering) valid() bool {
+	return r == RenderJSON || r == RenderLean || r == RenderLeanDescribed
+}
 
 // WithRendering sets how Invoke writes the tool's structured output for a
 // model (default RenderJSON; a value that is neither is RenderJSON). A
