@@ -254,7 +254,9 @@ func checkValue(s string, v readerVar) string {
 		segs = strings.Split(s, "/")
 	}
 	for _, seg := range segs {
-		if seg == "." || seg == ".." {
+		// Reserved expansion passes pct-encoded triplets through, and a
+		// server may decode "%2E" to ".".
+		if d := strings.ReplaceAll(strings.ReplaceAll(seg, "%2E", "."), "%2e", "."); d == "." || d == ".." {
 			return fmt.Sprintf("%q would change the resource's path (a %q segment)", s, seg)
 		}
 	}
