@@ -249,14 +249,19 @@ func checkValue(s string, v readerVar) string {
 	if s == "" {
 		return "must not be empty: it would leave a gap in the resource's path"
 	}
+	reserved := v.op == "+" || v.op == "#"
 	segs := []string{s}
-	if v.op == "+" || v.op == "#" {
+	if reserved {
 		segs = strings.Split(s, "/")
 	}
 	for _, seg := range segs {
-		// Reserved expansion passes pct-encoded triplets through, and a
-		// server may decode "%2E" to ".".
-		if d := strings.ReplaceAll(strings.ReplaceAll(seg, "%2E", "."), "%2e", "."); d == "." || d == ".." {
+		d := seg
+		if reserved {
+			// Reserved expansion passes pct-encoded triplets through, and
+			// a server may decode "%2E" to ".".
+			d = strings.ReplaceAll(strings.ReplaceAll(seg, "%2E", "."), "%2e", ".")
+		}
+		if d == "." || d == ".." {
 			return fmt.Sprintf("%q would change the resource's path (a %q segment)", s, seg)
 		}
 	}
