@@ -160,11 +160,15 @@ type Resources struct {
 
 // ResourceBind binds one resource or template: Schema (JSON, nil when
 // unset) makes the accessor decode the content (application/json) into a
-// generated type; GoName pins the Go name its declarations are built from.
+// generated type; GoName pins the Go name its declarations are built from;
+// Tool (or a ToolName) generates a reader a language model can call, named
+// ToolName (default read_<name>).
 type ResourceBind struct {
-	Schema json.RawMessage
-	GoName string
-	Pos    Pos
+	Schema   json.RawMessage
+	GoName   string
+	Tool     bool
+	ToolName string
+	Pos      Pos
 }
 
 // Identity names the tool argument that carries the caller's identity.
@@ -229,7 +233,7 @@ var (
 	serverKeys = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources",
 		"inputExtras", "keepShapesApart", "checkFormats", "protocolVersion", "capabilities"}
 	resourceKeys = []string{"bind"}
-	bindKeys     = []string{"schema", "goName"}
+	bindKeys     = []string{"schema", "goName", "tool", "toolName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
 	remoteKeys   = []string{"url", "headers"}
 	toolsKeys    = []string{"include", "exclude", "rename", "override"}
@@ -423,7 +427,10 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	return s
 }
 
-var goNameRE = regexp.MustCompile(`^\p{Lu}[\p{L}\p{N}_]*$`)
+var (
+	goNameRE    = regexp.MustCompile(`^\p{Lu}[\p{L}\p{N}_]*$`)
+	modelToolRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
 
 func (d *decoder) resources(f field, p string) Resources {
 	p = join(p, "resources")
@@ -442,7 +449,7 @@ func (d *decoder) resources(f field, p string) Resources {
 		rb := ResourceBind{Pos: d.pos(kv.key)}
 		bf := d.mapping(kv.val, kv.path, bindKeys)
 		if kv.val.Kind == yaml.MappingNode && len(kv.val.Content) == 0 {
-			d.errorf(kv.val, kv.path, "empty binding: set schema and/or goName")
+			d.errorf(kv.val, kv.path, "empty binding: set schema, goName or tool")
 		}
 		if s, ok := bf["schema"]; ok {
 			if s.val.Kind != yaml.MappingNode {
@@ -457,6 +464,25 @@ func (d *decoder) resources(f field, p string) Resources {
 					d.errorf(g.val, g.path, "goName %q must be an exported Go identifier", v)
 				}
 				rb.GoName = v
+			}
+		}
+		t, hasTool := bf["tool"]
+		if hasTool {
+			if t.val.Kind != yaml.ScalarNode || t.val.ShortTag() != "!!bool" {
+				d.errorf(t.val, t.path, "tool must be true or false, found %s", describe(t.val))
+			} else {
+				rb.Tool = t.val.Value == "true"
+			}
+		}
+		if n, ok := bf["toolName"]; ok {
+			if v, ok := d.str(n.val, n.path); ok {
+				switch {
+				case !modelToolRE.MatchString(v):
+					d.errorf(n.val, n.path, "toolName %q: a tool name every model provider accepts has 1 to 64 of a-z, A-Z, 0-9, '_' and '-'", v)
+				case hasTool && !rb.Tool:
+					d.errorf(n.val, n.path, "toolName %q with tool: false; drop one", v)
+				}
+				rb.ToolName, rb.Tool = v, true
 			}
 		}
 		r.Bind[kv.key.Value] = rb

@@ -138,7 +138,7 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
 		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
-			Resources: s.res.resources, Prompts: s.res.prompts})
+			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
 			continue

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -26,12 +27,22 @@ type ResourceBinding struct {
 	// (<GoName>Resource) and content type (<GoName>Content) are built
 	// from; it resolves collisions.
 	GoName string
+	// Tool generates a reader a language model can call
+	// (New<GoName>Reader), named ToolName, or read_<name> when that is
+	// empty. The name must be one every provider accepts and no tool of
+	// the server's.
+	Tool     bool
+	ToolName string
+	// Where positions the binding in its config file ("file:line:col"),
+	// for errors.
+	Where string
 }
 
 // resourceSet is the resources and prompts of one input.
 type resourceSet struct {
 	resources []*ir.Resource
 	prompts   []*ir.Prompt
+	readers   []*emit.Reader
 	// content maps a bound content schema to its resource, until Build
 	// made its root.
 	content map[*ir.Schema]*ir.Resource
@@ -74,6 +85,9 @@ func planResources(cfg Config, f *manifest.File, index map[*ir.Schema]*manifest.
 			}
 			set.resources = append(set.resources, r)
 			set.locs[r] = loc(r.Key, e.Pointer)
+			if bound && (b.Tool || b.ToolName != "") {
+				set.readers = append(set.readers, &emit.Reader{Resource: r, Name: b.readerName(r)})
+			}
 			if !bound || len(bytes.TrimSpace(b.Schema)) == 0 {
 				continue
 			}
@@ -114,8 +128,56 @@ func planResources(cfg Config, f *manifest.File, index map[*ir.Schema]*manifest.
 		return strings.Compare(a.Key, b.Key)
 	})
 	slices.SortStableFunc(set.prompts, func(a, b *ir.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(set.readers, func(a, b *emit.Reader) int { return strings.Compare(a.Resource.Key, b.Resource.Key) })
+	errs = append(errs, readerNameErrors(cfg, m, set.readers)...)
 	return set, schemas, errs
 }
+
+func (b ResourceBinding) readerName(r *ir.Resource) string {
+	if b.ToolName != "" {
+		return b.ToolName
+	}
+	return emit.DefaultReaderName(r.Name)
+}
+
+// readerNameErrors checks the readers' tool names: valid for every
+// provider, none a tool of the server's, no two alike. Each error names
+// the binding's place in the config.
+func readerNameErrors(cfg Config, m *manifest.Manifest, rs []*emit.Reader) []error {
+	tools := map[string]bool{}
+	for _, t := range m.Tools {
+		tools[t.Key] = true
+	}
+	var errs []error
+	taken := map[string]string{}
+	for _, rd := range rs {
+		key := rd.Resource.Key
+		b := cfg.Resources[key]
+		where := "mcpgen"
+		if b.Where != "" {
+			where = b.Where
+		}
+		field := "toolName"
+		if b.ToolName == "" {
+			field = "tool"
+		}
+		fail := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s: resources.bind[%q].%s: %s", where, key, field, fmt.Sprintf(format, args...)))
+		}
+		switch {
+		case !readerNameRE.MatchString(rd.Name):
+			fail("tool name %q is not one every model provider accepts (1 to 64 of a-z, A-Z, 0-9, '_' and '-'); set toolName", rd.Name)
+		case tools[rd.Name]:
+			fail("tool name %q is already a tool of the server; set another toolName", rd.Name)
+		case taken[rd.Name] != "":
+			fail("tool name %q is also the reader of %q; set another toolName", rd.Name, taken[rd.Name])
+		}
+		taken[rd.Name] = key
+	}
+	return errs
+}
+
+var readerNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // attach links each bound resource to the root Build made of its content
 // schema.
@@ -146,6 +208,12 @@ func resourceCollisions(sets []*resourceSet, roots []*ir.Root, types []*ir.Type)
 			l := s.locs[r]
 			add(emit.ReadFunc(r.GoName), "accessor of "+kindOf(r)+" "+quote(r.Key), l)
 			add(emit.ResourceVar(r.GoName), "descriptor of "+kindOf(r)+" "+quote(r.Key), l)
+		}
+		for _, rd := range s.readers {
+			r := rd.Resource
+			l := s.locs[r]
+			add(emit.ReaderFunc(r.GoName), "reader tool of "+kindOf(r)+" "+quote(r.Key), l)
+			add(emit.ReaderDescriptor(r.GoName), "reader tool descriptor of "+kindOf(r)+" "+quote(r.Key), l)
 		}
 		for _, p := range s.prompts {
 			l := s.locs[p]

@@ -26,6 +26,7 @@ type toolOptions struct {
 	identityArg string
 	gate        *Gate
 	server      string
+	rendering   Rendering
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
@@ -95,6 +96,7 @@ type Tool[I, O any] struct {
 	server      string
 	handle      handler
 	strict      bool
+	rendering   Rendering
 	validateIn  func(*I) error
 	validateOut func(*O) error
 }
@@ -121,6 +123,7 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 		gate:        o.gate,
 		server:      o.server,
 		strict:      desc.closedInput(),
+		rendering:   o.rendering,
 		validateIn:  func(in *I) error { return PI(in).Validate() },
 		validateOut: func(out *O) error { return PO(out).Validate() },
 	}
@@ -416,7 +419,7 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 	var oe *OutputError
 	switch {
 	case err == nil:
-		return ModelResult{Text: res.ModelText(), Result: res, Provenance: c.prov}, nil
+		return ModelResult{Text: res.ModelTextAs(t.rendering, t.desc.OutputSchema), Result: res, Provenance: c.prov}, nil
 	case errors.As(err, &oe):
 		var b strings.Builder
 		b.WriteString("The tool answered, but its output does not match its declared schema, so it was not used")

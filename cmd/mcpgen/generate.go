@@ -173,7 +173,7 @@ func (o *generateOpts) units() ([]unit, error) {
 		if len(s.Resources.Bind) > 0 {
 			u.cfg.Resources = map[string]gen.ResourceBinding{}
 			for key, b := range s.Resources.Bind {
-				u.cfg.Resources[key] = gen.ResourceBinding{Schema: b.Schema, GoName: b.GoName}
+				u.cfg.Resources[key] = gen.ResourceBinding{Schema: b.Schema, GoName: b.GoName, Tool: b.Tool, ToolName: b.ToolName, Where: b.Pos.String()}
 			}
 		}
 		units = append(units, u)

@@ -1783,6 +1783,89 @@ func (e UpdateDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
+// DealSummaryContent is the content of the resource crm://deals/{deal_id}/summary, as the config binds it.
+type DealSummaryContent struct {
+	// Deal id, e.g. D-2001.
+	ID string `json:"id"`
+
+	Title string `json:"title"`
+
+	Stage string `json:"stage"`
+
+	Amount float64 `json:"amount"`
+
+	Currency string `json:"currency"`
+
+	// AdditionalProperties keeps the members the schema does not declare,
+	// so that nothing is lost in a round trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+func (v DealSummaryContent) MarshalJSON() ([]byte, error) {
+	var enc mcpimpl.ObjectEncoder
+	enc.Member("id", v.ID)
+	enc.Member("title", v.Title)
+	enc.Member("stage", v.Stage)
+	enc.Member("amount", v.Amount)
+	enc.Member("currency", v.Currency)
+	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "stage", "amount", "currency")
+	return enc.Bytes()
+}
+
+// UnmarshalJSON decodes data strictly: every wrong JSON type and missing
+// required member is reported in a *mcpruntime.ValidationError.
+func (v *DealSummaryContent) UnmarshalJSON(data []byte) error {
+	var vs mcpimpl.Violations
+	var m mcpimpl.Object
+	if !m.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	*v = DealSummaryContent{}
+	m.Required("", &vs, "id", "title", "stage", "amount", "currency")
+	if raw, ok := m.Get("id"); ok {
+		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
+	}
+	if raw, ok := m.Get("title"); ok {
+		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
+	}
+	if raw, ok := m.Get("stage"); ok {
+		mcpimpl.DecodeString[string](raw, &v.Stage, "/stage", &vs)
+	}
+	if raw, ok := m.Get("amount"); ok {
+		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
+	}
+	if raw, ok := m.Get("currency"); ok {
+		mcpimpl.DecodeString[string](raw, &v.Currency, "/currency", &vs)
+	}
+	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "id", "title", "stage", "amount", "currency")
+	return vs.Err("")
+}
+
+func (v *DealSummaryContent) validate(ptr string, vs *mcpimpl.Violations) {}
+
+// Validate reports every violation of the crm://deals/{deal_id}/summary content schema's constraints as a
+// *mcpruntime.ValidationError, or returns nil.
+func (v *DealSummaryContent) Validate() error {
+	var vs mcpimpl.Violations
+	v.validate("", &vs)
+	return vs.Err("crm://deals/{deal_id}/summary content")
+}
+
+// DecodeDealSummaryContent decodes the crm://deals/{deal_id}/summary content strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the
+// error is a *mcpruntime.ValidationError listing every one found.
+func DecodeDealSummaryContent(data []byte) (DealSummaryContent, error) {
+	var v DealSummaryContent
+	var vs mcpimpl.Violations
+	mcpimpl.Decode[DealSummaryContent](data, &v, "", &vs)
+	if vs.Len() == 0 {
+		v.validate("", &vs)
+	}
+	return v, vs.Err("crm://deals/{deal_id}/summary content")
+}
+
 // PipelineChartResource describes the "pipeline-chart" resource
 // (crm://charts/pipeline.png).
 var PipelineChartResource = &mcpruntime.ResourceDescriptor{
@@ -1856,6 +1939,7 @@ var DealSummaryResource = &mcpruntime.ResourceDescriptor{
 	GoName:      "DealSummary",
 	MIMEType:    "application/json",
 	Name:        "deal-summary",
+	Schema:      json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Deal id, e.g. D-2001."},"title":{"type":"string"},"stage":{"type":"string"},"amount":{"type":"number"},"currency":{"type":"string"}},"required":["id","title","stage","amount","currency"]}`),
 	URITemplate: "crm://deals/{deal_id}/summary",
 }
 
@@ -1863,14 +1947,18 @@ var DealSummaryResource = &mcpruntime.ResourceDescriptor{
 // crm://deals/{deal_id}/summary, its variables expanded as RFC 6570 says
 // (values percent-encoded, so reserved characters in them cannot change the
 // URI's structure).
-// The server declares mime type application/json; the result keeps every
-// contents item as text or blob with its own mime type (see
-// ResourceResult.Text and Blob).
+// Its content must be one JSON text item, which is decoded into
+// DealSummaryContent and validated (the config binds this schema); anything
+// else is a *mcpruntime.ResourceContentError.
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
 // A deal's id, title, stage and amount as JSON.
-func ReadDealSummary(ctx context.Context, c mcpruntime.Caller, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
-	return mcpruntime.ReadTemplate(ctx, c, DealSummaryResource, mcpruntime.TemplateVars{"deal_id": dealID}, opts...)
+func ReadDealSummary(ctx context.Context, c mcpruntime.Caller, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.TypedResource[DealSummaryContent], error) {
+	res, err := mcpruntime.ReadTemplate(ctx, c, DealSummaryResource, mcpruntime.TemplateVars{"deal_id": dealID}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return mcpruntime.DecodeResource(res, DealSummaryResource, DecodeDealSummaryContent)
 }
 
 // DealReviewPrompt describes the "deal_review" prompt.
@@ -1943,4 +2031,92 @@ func GetFollowUpPrompt(ctx context.Context, c mcpruntime.Caller, dealID string, 
 		args["tone"] = *tone
 	}
 	return mcpruntime.GetPrompt(ctx, c, FollowUpPrompt, args, opts...)
+}
+
+// PipelineChartReaderDescriptor describes the "pipeline-chart" resource as a
+// tool a language model can call, "read_pipeline_chart".
+var PipelineChartReaderDescriptor = mcpruntime.Descriptor{
+	Annotations: mcpruntime.Annotations{
+		Idempotent: true,
+		OpenWorld:  true,
+		ReadOnly:   true,
+	},
+	Description: "The pipeline chart as a PNG. Reads the resource crm://charts/pipeline.png (image/png).",
+	GoName:      "PipelineChartReader",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+	Name:        "read_pipeline_chart",
+}
+
+// NewPipelineChartReader returns the "pipeline-chart" resource
+// (crm://charts/pipeline.png) as a tool for a language model. It takes no
+// arguments; the result is the content as text, a blob as a one-line
+// description with its size and type (an image as an image). The read takes
+// ReadPipelineChart's path: the size limit, identity and the taint record,
+// with opts.
+func NewPipelineChartReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
+	return mcpimpl.NewResourceReader(&PipelineChartReaderDescriptor, PipelineChartResource, c, opts...)
+}
+
+// DealContractReaderDescriptor describes the "deal-contract" resource template
+// as a tool a language model can call, "read_deal_contract".
+var DealContractReaderDescriptor = mcpruntime.Descriptor{
+	Annotations: mcpruntime.Annotations{
+		Idempotent: true,
+		OpenWorld:  true,
+		ReadOnly:   true,
+	},
+	Description: "The contract text of a deal. Reads the resource template crm://deals/{deal_id}/contract (text/markdown).",
+	GoName:      "DealContractReader",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","minLength":1,"description":"The value of {deal_id} in crm://deals/{deal_id}/contract."}},"required":["deal_id"],"additionalProperties":false}`),
+	Name:        "read_deal_contract",
+}
+
+// NewDealContractReader returns the "deal-contract" resource template
+// (crm://deals/{deal_id}/contract) as a tool for a language model. Its
+// arguments are the template's variables, validated and percent-encoded as
+// ReadDealContract does them, so a value cannot change the URI's structure;
+// the result is the content as text, a blob as a one-line description with its
+// size and type (an image as an image). The read takes ReadDealContract's
+// path: the size limit, identity and the taint record, with opts.
+func NewDealContractReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
+	return mcpimpl.NewResourceReader(&DealContractReaderDescriptor, DealContractResource, c, opts...)
+}
+
+// DealSummaryReaderDescriptor describes the "deal-summary" resource template
+// as a tool a language model can call, "deal_summary".
+var DealSummaryReaderDescriptor = mcpruntime.Descriptor{
+	Annotations: mcpruntime.Annotations{
+		Idempotent: true,
+		OpenWorld:  true,
+		ReadOnly:   true,
+	},
+	Description:  "A deal's id, title, stage and amount as JSON. Reads the resource template crm://deals/{deal_id}/summary (application/json).",
+	GoName:       "DealSummaryReader",
+	InputSchema:  json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","minLength":1,"description":"The value of {deal_id} in crm://deals/{deal_id}/summary."}},"required":["deal_id"],"additionalProperties":false}`),
+	Name:         "deal_summary",
+	OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Deal id, e.g. D-2001."},"title":{"type":"string"},"stage":{"type":"string"},"amount":{"type":"number"},"currency":{"type":"string"}},"required":["id","title","stage","amount","currency"]}`),
+}
+
+// NewDealSummaryReader returns the "deal-summary" resource template
+// (crm://deals/{deal_id}/summary) as a tool for a language model. Its
+// arguments are the template's variables, validated and percent-encoded as
+// ReadDealSummary does them, so a value cannot change the URI's structure; the
+// content is decoded and validated as DealSummaryContent, and given to the
+// model as structured content (so a toolset's rendering applies). The read
+// takes ReadDealSummary's path: the size limit, identity and the taint record,
+// with opts.
+func NewDealSummaryReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
+	return mcpimpl.NewTypedResourceReader(&DealSummaryReaderDescriptor, DealSummaryResource, DecodeDealSummaryContent, c, opts...)
+}
+
+// Readers returns the crm server's resources and resource templates that the
+// config makes tools (resources.bind[<uri>].tool), each over c with opts, to
+// put in a toolset beside its tools: mcpruntime.NewToolset(append(Invokers(c),
+// Readers(c)...)...).
+func Readers(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) []mcpruntime.Invoker {
+	return []mcpruntime.Invoker{
+		NewPipelineChartReader(c, opts...),
+		NewDealContractReader(c, opts...),
+		NewDealSummaryReader(c, opts...),
+	}
 }

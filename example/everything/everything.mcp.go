@@ -2387,3 +2387,68 @@ func GetSimplePromptPrompt(ctx context.Context, c mcpruntime.Caller, opts ...mcp
 	args := map[string]string{}
 	return mcpruntime.GetPrompt(ctx, c, SimplePromptPrompt, args, opts...)
 }
+
+// DynamicBlobResourceReaderDescriptor describes the "Dynamic Blob Resource"
+// resource template as a tool a language model can call,
+// "read_dynamic_blob_resource".
+var DynamicBlobResourceReaderDescriptor = mcpruntime.Descriptor{
+	Annotations: mcpruntime.Annotations{
+		Idempotent: true,
+		OpenWorld:  true,
+		ReadOnly:   true,
+	},
+	Description: "Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer. Reads the resource template demo://resource/dynamic/blob/{resourceId} (application/octet-stream).",
+	GoName:      "DynamicBlobResourceReader",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"resourceId":{"type":"string","minLength":1,"description":"The value of {resourceId} in demo://resource/dynamic/blob/{resourceId}."}},"required":["resourceId"],"additionalProperties":false}`),
+	Name:        "read_dynamic_blob_resource",
+}
+
+// NewDynamicBlobResourceReader returns the "Dynamic Blob Resource" resource
+// template (demo://resource/dynamic/blob/{resourceId}) as a tool for a
+// language model. Its arguments are the template's variables, validated and
+// percent-encoded as ReadDynamicBlobResource does them, so a value cannot
+// change the URI's structure; the result is the content as text, a blob as a
+// one-line description with its size and type (an image as an image). The read
+// takes ReadDynamicBlobResource's path: the size limit, identity and the taint
+// record, with opts.
+func NewDynamicBlobResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
+	return mcpimpl.NewResourceReader(&DynamicBlobResourceReaderDescriptor, DynamicBlobResourceResource, c, opts...)
+}
+
+// DynamicTextResourceReaderDescriptor describes the "Dynamic Text Resource"
+// resource template as a tool a language model can call,
+// "read_dynamic_text_resource".
+var DynamicTextResourceReaderDescriptor = mcpruntime.Descriptor{
+	Annotations: mcpruntime.Annotations{
+		Idempotent: true,
+		OpenWorld:  true,
+		ReadOnly:   true,
+	},
+	Description: "Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer. Reads the resource template demo://resource/dynamic/text/{resourceId} (text/plain).",
+	GoName:      "DynamicTextResourceReader",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"resourceId":{"type":"string","minLength":1,"description":"The value of {resourceId} in demo://resource/dynamic/text/{resourceId}."}},"required":["resourceId"],"additionalProperties":false}`),
+	Name:        "read_dynamic_text_resource",
+}
+
+// NewDynamicTextResourceReader returns the "Dynamic Text Resource" resource
+// template (demo://resource/dynamic/text/{resourceId}) as a tool for a
+// language model. Its arguments are the template's variables, validated and
+// percent-encoded as ReadDynamicTextResource does them, so a value cannot
+// change the URI's structure; the result is the content as text, a blob as a
+// one-line description with its size and type (an image as an image). The read
+// takes ReadDynamicTextResource's path: the size limit, identity and the taint
+// record, with opts.
+func NewDynamicTextResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
+	return mcpimpl.NewResourceReader(&DynamicTextResourceReaderDescriptor, DynamicTextResourceResource, c, opts...)
+}
+
+// Readers returns the everything server's resources and resource templates
+// that the config makes tools (resources.bind[<uri>].tool), each over c with
+// opts, to put in a toolset beside its tools:
+// mcpruntime.NewToolset(append(Invokers(c), Readers(c)...)...).
+func Readers(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) []mcpruntime.Invoker {
+	return []mcpruntime.Invoker{
+		NewDynamicBlobResourceReader(c, opts...),
+		NewDynamicTextResourceReader(c, opts...),
+	}
+}

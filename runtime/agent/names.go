@@ -37,6 +37,10 @@ type Source struct {
 	// MaxPrefixLen characters.
 	Prefix string
 	Tools  *mcpruntime.Toolset
+	// Rendering, when set, is how the source's tools write structured
+	// output for the model (Toolset.WithRendering with no names): "lean"
+	// saves tokens on large results.
+	Rendering mcpruntime.Rendering
 }
 
 // modelName is the provider-valid name of a tool: the wire name itself
@@ -109,6 +113,13 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 	for i, src := range sources {
 		if src.Tools == nil {
 			return nil, fmt.Errorf("agent: source %d has no toolset", i)
+		}
+		if src.Rendering != "" {
+			ts, err := src.Tools.WithRendering(src.Rendering)
+			if err != nil {
+				return nil, fmt.Errorf("agent: source %d: %w", i, err)
+			}
+			src.Tools = ts
 		}
 		if src.Prefix != "" || len(sources) > 1 {
 			if err := checkPrefix(src.Prefix); err != nil {
