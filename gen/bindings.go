@@ -12,12 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
+
 	"github.com/mcpgen/mcpgen/gen/internal/emit"
 	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
-	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
 
 // ToolInfo describes the binding generated for one tool.
@@ -397,10 +398,10 @@ func writeString(b *bytes.Buffer, s string) {
 }
 
 // stripProperty removes the identity argument from an input schema with
-// the runtime's own StripProperty, so the schema a model is shown is the one
+// the runtime's own StripProperty (package mcpimpl), so the schema a model is shown is the one
 // the runtime would compute; members keep their order.
 func stripProperty(schema []byte, name string) ([]byte, error) {
-	out, _, err := mcpruntime.StripProperty(schema, name)
+	out, _, err := mcpimpl.StripProperty(schema, name)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@
 // member a server's decoder could bind to it (case folds such as the
 // Kelvin sign for k, snake/camel/kebab spellings; see docs/guards.md). The generator removes
 // the argument from the Input type and the model-facing schema with
-// StripProperty. The token is scrubbed from results and errors (servers
+// mcpimpl.StripProperty. The token is scrubbed from results and errors (servers
 // echo arguments), is never stored, and prints as [redacted].
 //
 // Gated mutations. WithGate(NewGate(store, ...)) holds calls for a person.

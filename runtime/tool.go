@@ -51,7 +51,7 @@ func WithIdentity(p TokenProvider) Option {
 // model's arguments before decoding them: the model never sees or sets it.
 // Generated bindings pass it for the tools whose server configuration
 // declares the argument, and leave it out of the Input type and the schema
-// shown to models (see StripProperty).
+// shown to models (see mcpimpl.StripProperty).
 func WithIdentityArgument(name string) Option {
 	return func(o *toolOptions) { o.identityArg = name }
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
+
 	"github.com/jackc/pgx/v5"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -267,7 +269,7 @@ func desc(name, in string) *mcpruntime.Descriptor {
 }
 
 func updateDeal(c mcpruntime.Caller, g *mcpruntime.Gate) *mcpruntime.Tool[NoteInput, Deal] {
-	schema, _, err := mcpruntime.StripProperty(json.RawMessage(crmUpdateIn), "caller_token")
+	schema, _, err := mcpimpl.StripProperty(json.RawMessage(crmUpdateIn), "caller_token")
 	if err != nil {
 		panic(err)
 	}

@@ -118,7 +118,7 @@ func attackServer() *server.MCPServer {
 // attackDesc is a tool's descriptor as generated: access_token stripped.
 func attackDesc(t *testing.T, name string) *mcpruntime.Descriptor {
 	t.Helper()
-	schema, found, err := mcpruntime.StripProperty(json.RawMessage(`{"type":"object","properties":{"access_token":{"type":"string"},"note":{"type":"string"}}}`), "access_token")
+	schema, found, err := mcpimpl.StripProperty(json.RawMessage(`{"type":"object","properties":{"access_token":{"type":"string"},"note":{"type":"string"}}}`), "access_token")
 	if err != nil || !found {
 		t.Fatal(found, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/filestore"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -41,7 +43,7 @@ func (*NoteInput) Validate() error { return nil }
 var alice = mcpruntime.WithPrincipal(context.Background(), "alice", "tok-alice")
 
 func guardedUpdate(c mcpruntime.Caller, g *mcpruntime.Gate) *mcpruntime.Tool[NoteInput, Deal] {
-	schema, _, err := mcpruntime.StripProperty(json.RawMessage(crmUpdateIn), "caller_token")
+	schema, _, err := mcpimpl.StripProperty(json.RawMessage(crmUpdateIn), "caller_token")
 	if err != nil {
 		panic(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"log"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/filestore"
+	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -177,7 +179,7 @@ type RunInput struct {
 func (*RunInput) Validate() error { return nil }
 
 func recorderDesc(t *testing.T, name string, readOnly bool) *mcpruntime.Descriptor {
-	schema, found, err := mcpruntime.StripProperty(json.RawMessage(recorderIn), "caller_token")
+	schema, found, err := mcpimpl.StripProperty(json.RawMessage(recorderIn), "caller_token")
 	if err != nil || !found {
 		t.Fatalf("strip: %v %v", found, err)
 	}

@@ -1,4 +1,4 @@
-package mcpruntime
+package mcpimpl
 
 import (
 	"bytes"
