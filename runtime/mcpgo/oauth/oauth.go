@@ -90,6 +90,9 @@ type Config struct {
 	// memory). Key is the entry's name in it (default: the server URL).
 	Store Store
 	Key   string
+	// LoginHint ends the ErrLoginRequired message (default: "sign in
+	// first").
+	LoginHint string
 	// MaxStepUps bounds re-authorizations per request on 403
 	// insufficient_scope (0: DefaultMaxStepUps; negative: none).
 	MaxStepUps int
@@ -131,6 +134,9 @@ func New(serverURL string, cfg Config) (*Client, error) {
 	}
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpgen"
+	}
+	if cfg.LoginHint == "" {
+		cfg.LoginHint = "sign in first"
 	}
 	if cfg.MaxStepUps == 0 {
 		cfg.MaxStepUps = DefaultMaxStepUps
@@ -304,6 +310,15 @@ func (c *Client) probe(ctx context.Context) Challenge {
 	return ParseChallenge(resp.Header)
 }
 
+// Logout forgets the cached token and registration.
+func (c *Client) Logout() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entry = nil
+	c.gen++
+	return c.cfg.Store.Delete(c.cfg.Key)
+}
+
 // Entry returns a copy of the cached state (nil when there is none).
 func (c *Client) Entry() *Entry {
 	c.mu.Lock()
@@ -363,7 +378,7 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 		return e, nil
 	}
 	if c.cfg.Agent == nil {
-		return nil, fmt.Errorf("%w: sign in first (mcpgen auth login)", ErrLoginRequired)
+		return nil, fmt.Errorf("%w: %s", ErrLoginRequired, c.cfg.LoginHint)
 	}
 	if asm.AuthorizationEndpoint == "" {
 		return nil, errors.New("the authorization server has no authorization endpoint")
