@@ -246,6 +246,9 @@ func (c *Client) current(ctx context.Context) (string, int) {
 	}
 	if !e.Token.Valid() {
 		if tok, err := c.refresh(ctx, e); err == nil {
+			if tok.RefreshToken == "" {
+				tok.RefreshToken = e.Token.RefreshToken
+			}
 			e.Token = tok
 			_ = c.cfg.Store.Save(c.cfg.Key, e)
 		} else {
@@ -341,6 +344,19 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, stepUp bo
 	if c.gen != gen {
 		return nil
 	}
+	// A token the server refused (revoked, or expired early) is renewed
+	// with the refresh token first: no user is needed for that. A step-up
+	// needs new consent, so it always authorizes again.
+	if old := c.entry; !stepUp && old != nil && old.Token != nil && old.Token.RefreshToken != "" {
+		if tok, err := c.refresh(ctx, old); err == nil && tok.AccessToken != old.Token.AccessToken {
+			if tok.RefreshToken == "" {
+				tok.RefreshToken = old.Token.RefreshToken
+			}
+			old.Token = tok
+			c.gen++
+			return c.cfg.Store.Save(c.cfg.Key, old)
+		}
+	}
 	e, err := c.newToken(ctx, ch, stepUp)
 	if err != nil {
 		return fmt.Errorf("oauth: %s: %w", c.server.Host, c.scrub(err, c.entry))
@@ -408,7 +424,7 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 	}
 	tok, err := oc.Exchange(ctx, code, oauth2.VerifierOption(verifier), resource)
 	if err != nil {
-		return nil, scrubString(err, code)
+		return nil, scrubString(c.scrub(err, e), code)
 	}
 	e.Token = tok
 	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
@@ -508,8 +524,10 @@ func (c *Client) scrub(err error, e *Entry) error {
 		return nil
 	}
 	s := []string{string(c.cfg.ClientSecret), string(c.cfg.PrivateKey)}
+	s = append(s, basicForms(c.cfg.ClientID, string(c.cfg.ClientSecret))...)
 	if e != nil {
 		s = append(s, string(e.ClientSecret))
+		s = append(s, basicForms(e.ClientID, string(e.ClientSecret))...)
 		if e.Token != nil {
 			s = append(s, e.Token.AccessToken, e.Token.RefreshToken)
 		}
@@ -546,6 +564,17 @@ func scrubString(err error, secrets ...string) error {
 		return fmt.Errorf("%w: %s", ErrLoginRequired, msg)
 	}
 	return errors.New(msg)
+}
+
+// basicForms are the encodings a client secret takes on the wire, which a
+// server echoing a request would show.
+func basicForms(id, secret string) []string {
+	if secret == "" {
+		return nil
+	}
+	enc := base64.StdEncoding.EncodeToString
+	return []string{url.QueryEscape(secret), enc([]byte(id + ":" + secret)),
+		enc([]byte(url.QueryEscape(id) + ":" + url.QueryEscape(secret)))}
 }
 
 func randomString() string {
