@@ -209,7 +209,7 @@ func oauthClient(s *config.Server, agent oauth.UserAgent) (*oauth.Client, []stri
 // serverSource is s.Source with the connection options its auth block
 // asks for: snapshot, check, list and call connect through it. The auth
 // block's secrets join the source's, so every output redacts them.
-func serverSource(s *config.Server) (snapshot.Source, []mcpgo.Option, error) {
+func serverSource(ctx context.Context, s *config.Server) (snapshot.Source, []mcpgo.Option, error) {
 	src, err := s.Source(os.LookupEnv)
 	if err != nil || s.Auth == nil {
 		return src, nil, err
@@ -217,6 +217,17 @@ func serverSource(s *config.Server) (snapshot.Source, []mcpgo.Option, error) {
 	c, secrets, err := oauthClient(s, nil)
 	if err != nil {
 		return src, nil, err
+	}
+	// Renew an expired token now, so the token the connection sends is
+	// known before it starts and is redacted, like the secrets, from
+	// whatever the server echoes. (No token yet: the 401 says so.)
+	_, _ = c.Token(ctx)
+	if en := c.Entry(); en != nil && en.Token != nil {
+		for _, v := range []string{en.Token.AccessToken, en.Token.RefreshToken, string(en.ClientSecret)} {
+			if v != "" {
+				secrets = append(secrets, v)
+			}
+		}
 	}
 	src.Secrets = secrets
 	return src, []mcpgo.Option{mcpgo.WithRoundTripper(c.RoundTripper)}, nil

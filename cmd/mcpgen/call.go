@@ -103,7 +103,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		}
 		ctx, cancel := context.WithTimeout(ctx, o.timeout)
 		defer cancel()
-		src, auth, err := serverSource(s)
+		src, auth, err := serverSource(ctx, s)
 		if err != nil {
 			return err
 		}

@@ -140,7 +140,7 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Error = err.Error()
 		return r
 	}
-	src, auth, err := serverSource(s)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		r.Error = err.Error()
 		return r

@@ -150,7 +150,7 @@ func (o *listOpts) listings(ctx context.Context, args []string) ([]listing, erro
 
 // capture snapshots s live and returns its manifest.
 func (o *listOpts) capture(ctx context.Context, s *config.Server) ([]byte, error) {
-	src, auth, err := serverSource(s)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		return nil, err
 	}

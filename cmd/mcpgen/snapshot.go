@@ -167,7 +167,7 @@ func (o *snapshotOpts) capture(ctx context.Context, e *env, jobs []job) error {
 
 func (o *snapshotOpts) one(ctx context.Context, e *env, j job) error {
 	s := j.server
-	src, auth, err := serverSource(s)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		return err
 	}
