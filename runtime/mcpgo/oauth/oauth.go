@@ -460,7 +460,7 @@ func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMe
 			}
 		}
 	}
-	if !c.cfg.ClientCredentials && len(s) > 0 && slices.Contains(asm.ScopesSupported, "offline_access") && !slices.Contains(s, "offline_access") {
+	if c.cfg.Scopes == nil && !c.cfg.ClientCredentials && len(s) > 0 && slices.Contains(asm.ScopesSupported, "offline_access") && !slices.Contains(s, "offline_access") {
 		s = append(s, "offline_access")
 	}
 	return s
