@@ -39,11 +39,19 @@ type Server struct {
 	// EchoErrors makes token endpoint errors echo the request's form and
 	// Authorization header, as a careless server might.
 	EchoErrors bool
+	// StepUp, when set, is a scope every request must hold beyond Scope:
+	// a token without it is refused with 403 insufficient_scope.
+	StepUp string
+	// Withhold makes the authorization server never grant StepUp.
+	Withhold bool
+	// Authorizations counts authorization requests.
+	Authorizations int
 
 	mu        sync.Mutex
 	n         int
 	codes     map[string]grant
 	access    map[string]time.Time // token -> expiry
+	scopes    map[string]string    // token -> scope granted
 	refresh   map[string]grant
 	clients   map[string]string // registered client -> secret ("" public)
 	Grants    []string          // grant_type of every token request, in order
@@ -57,7 +65,7 @@ type grant struct {
 // New starts both servers; Close stops them.
 func New(clientSecret, tokenPrefix string) *Server {
 	s := &Server{ClientID: "pre-registered", ClientSecret: clientSecret, TokenPrefix: tokenPrefix, TokenTTL: time.Hour,
-		Scope: "mcp:read", codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]grant{},
+		Scope: "mcp:read", codes: map[string]grant{}, access: map[string]time.Time{}, scopes: map[string]string{}, refresh: map[string]grant{},
 		clients: map[string]string{}}
 	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
 	mcp := server.NewStreamableHTTPServer(testserver.New(testserver.Options{}))
@@ -75,6 +83,11 @@ func New(clientSecret, tokenPrefix string) *Server {
 		if !ok || !s.valid(tok) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", scope=%q, resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.Scope, s.RS.URL))
 			writeJSON(w, 401, map[string]string{"error": "invalid_token"})
+			return
+		}
+		if s.StepUp != "" && !s.has(tok, s.StepUp) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.Scope, s.StepUp, s.RS.URL))
+			writeJSON(w, 403, map[string]string{"error": "insufficient_scope"})
 			return
 		}
 		mcp.ServeHTTP(w, r)
@@ -97,6 +110,12 @@ func (s *Server) valid(tok string) bool {
 	defer s.mu.Unlock()
 	exp, ok := s.access[tok]
 	return ok && time.Now().Before(exp)
+}
+
+func (s *Server) has(tok, scope string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(strings.Fields(s.scopes[tok]), scope)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -141,6 +160,7 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.n++
+		s.Authorizations++
 		code := fmt.Sprintf("code-%d", s.n)
 		s.codes[code] = grant{client: q.Get("client_id"), challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), scope: q.Get("scope"), resource: q.Get("resource")}
 		s.mu.Unlock()
@@ -207,6 +227,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.n++
 	tok := fmt.Sprintf("%s-access-%d", s.TokenPrefix, s.n)
 	s.access[tok] = time.Now().Add(s.TokenTTL)
+	s.scopes[tok] = g.scope
+	if s.Withhold {
+		s.scopes[tok] = strings.Join(slices.DeleteFunc(strings.Fields(g.scope), func(x string) bool { return x == s.StepUp }), " ")
+	}
 	out := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(s.TokenTTL.Seconds())}
 	if g.scope != "" {
 		out["scope"] = g.scope

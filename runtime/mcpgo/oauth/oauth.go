@@ -116,7 +116,10 @@ type Client struct {
 	mu    sync.Mutex
 	entry *Entry
 	gen   int // counts authorizations, so a request that raced one retries with its token
-	base  http.RoundTripper
+	// stepUps counts re-authorizations per demanded scope set since the
+	// last request that got through.
+	stepUps map[string]int
+	base    http.RoundTripper
 }
 
 // New returns the client for the MCP server at serverURL.
@@ -203,7 +206,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		case resp.StatusCode == http.StatusForbidden && stepUps < t.c.cfg.MaxStepUps:
 			ch := ParseChallenge(resp.Header)
-			if ch.Error != "insufficient_scope" {
+			if ch.Error != "insufficient_scope" || !t.c.mayStepUp(ch) {
 				return resp, nil
 			}
 			stepUps++
@@ -213,8 +216,35 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		}
+		if resp.StatusCode < 400 {
+			t.c.steppedUp()
+		}
 		return resp, nil
 	}
+}
+
+// mayStepUp counts a step-up for the scopes ch demands, across requests:
+// a server that keeps demanding scopes its authorization server never
+// grants gets MaxStepUps re-authorizations in all, not per request.
+func (c *Client) mayStepUp(ch Challenge) bool {
+	key := strings.Join(slices.Sorted(slices.Values(ch.Scope)), " ")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stepUps == nil {
+		c.stepUps = map[string]int{}
+	}
+	if c.stepUps[key] >= c.cfg.MaxStepUps {
+		return false
+	}
+	c.stepUps[key]++
+	return true
+}
+
+// steppedUp resets the count once a request gets through.
+func (c *Client) steppedUp() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.stepUps)
 }
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the

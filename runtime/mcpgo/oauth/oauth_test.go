@@ -232,3 +232,36 @@ func TestTokenRefreshedBeforeExpiry(t *testing.T) {
 		t.Errorf("grants %v", as.Grants)
 	}
 }
+
+// A 403 insufficient_scope re-authorizes for the scopes it names; one that
+// keeps coming is answered at most MaxStepUps times, then returned.
+func TestStepUp(t *testing.T) {
+	as := oauthtest.New(canarySecret, canaryToken)
+	defer as.Close()
+	as.StepUp = "mcp:write"
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
+	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
+		t.Fatal(err)
+	}
+	if e := c.Entry(); !slices.Contains(e.Scopes, "mcp:write") || !slices.Contains(e.Scopes, "mcp:read") {
+		t.Errorf("scopes after step-up: %v", e.Scopes)
+	}
+	if as.Authorizations != 2 {
+		t.Errorf("%d authorizations, want 2", as.Authorizations)
+	}
+
+	// The authorization server never grants what the resource demands:
+	// the first request authorizes once for its 401 and steps up
+	// MaxStepUps times, then the 403 ends it.
+	never := oauthtest.New(canarySecret, canaryToken)
+	defer never.Close()
+	never.StepUp, never.Withhold = "mcp:write", true
+	c, _ = oauth.New(never.MCPURL, oauth.Config{ClientID: never.ClientID, ClientSecret: canarySecret, Agent: headless})
+	_, err := connect(t, context.Background(), never.MCPURL, c)
+	if err == nil {
+		t.Fatal("a refused request succeeded")
+	}
+	if want := 1 + oauth.DefaultMaxStepUps; never.Authorizations != want {
+		t.Errorf("%d authorizations, want %d", never.Authorizations, want)
+	}
+}
