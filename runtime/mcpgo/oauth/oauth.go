@@ -294,12 +294,13 @@ func (c *Client) httpClient() *http.Client {
 }
 
 func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, c.httpClient())
+	if e.ClientCredentials && e.TokenURL != "" {
+		// A service just asks again: it needs no refresh token.
+		return c.clientCredentials(ctx, e)
+	}
 	if e.Token.RefreshToken == "" || e.TokenURL == "" {
 		return nil, errors.New("no refresh token")
-	}
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, c.httpClient())
-	if e.ClientCredentials {
-		return c.clientCredentials(ctx, e)
 	}
 	oc := c.oauth2Config(e, nil)
 	tok, err := oc.TokenSource(ctx, &oauth2.Token{RefreshToken: e.Token.RefreshToken}).Token()

@@ -124,6 +124,25 @@ func TestClientCredentials(t *testing.T) {
 	if !slices.Equal(as.Grants, []string{"client_credentials"}) {
 		t.Errorf("grants %v", as.Grants)
 	}
+	// An expired token is replaced before it is sent, by asking again
+	// (client credentials have no refresh token).
+	as.TokenTTL = 5 * time.Second             // inside x/oauth2's expiry margin: expired at once
+	tok, err := c.Token(context.Background()) // the 1-hour token: still good
+	if err != nil {
+		t.Fatal(err)
+	}
+	as.Expire()
+	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil { // refused, asks again
+		t.Fatal(err)
+	}
+	n := len(as.Grants)
+	tok2, err := c.Token(context.Background()) // the 5-second token: replaced before use
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok2 == tok || len(as.Grants) != n+1 || slices.Contains(as.Grants, "refresh_token") {
+		t.Errorf("grants %v", as.Grants)
+	}
 }
 
 // Per-run identity backed by each user's own token: two users, two
