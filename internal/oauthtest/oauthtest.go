@@ -46,6 +46,8 @@ type Server struct {
 	Withhold bool
 	// Authorizations counts authorization requests.
 	Authorizations int
+	// Bearers lists the token of every MCP request let through, in order.
+	Bearers []string
 
 	mu        sync.Mutex
 	n         int
@@ -85,6 +87,9 @@ func New(clientSecret, tokenPrefix string) *Server {
 			writeJSON(w, 401, map[string]string{"error": "invalid_token"})
 			return
 		}
+		s.mu.Lock()
+		s.Bearers = append(s.Bearers, tok)
+		s.mu.Unlock()
 		if s.StepUp != "" && !s.has(tok, s.StepUp) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.Scope, s.StepUp, s.RS.URL))
 			writeJSON(w, 403, map[string]string{"error": "insufficient_scope"})

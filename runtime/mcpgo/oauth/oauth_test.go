@@ -179,6 +179,44 @@ func TestPrincipals(t *testing.T) {
 	}
 }
 
+type pingIn struct{}
+
+func (*pingIn) Validate() error { return nil }
+
+// Per-user tokens through a binding: the connection authenticates as the
+// service (client credentials) for its handshake; each call goes with its
+// run's user token, which the connection's RoundTripper leaves alone.
+func TestPrincipalsThroughIdentityGuard(t *testing.T) {
+	as := oauthtest.New(canarySecret, canaryToken)
+	defer as.Close()
+	ctx := context.Background()
+	svc, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true})
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(svc.RoundTripper))
+	defer conn.Close()
+	users := &oauth.Principals{Server: as.MCPURL, Config: oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}}
+	ann, _ := users.Client("ann")
+	if err := ann.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	annTok, _ := ann.Token(ctx)
+	ping := mcpruntime.NewTool[pingIn, mcpruntime.NoOutput](&mcpruntime.Descriptor{Name: "ping", GoName: "Ping", InputSchema: []byte(`{"type":"object"}`)},
+		conn, mcpruntime.WithIdentity(users.Provider()))
+	if _, err := ping.Call(oauth.WithUser(ctx, "ann"), pingIn{}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(as.Bearers, string(annTok)) {
+		t.Errorf("the call did not carry ann's token")
+	}
+	// bob never signed in: his run is refused before anything is sent.
+	n := len(as.Bearers)
+	if _, err := ping.Call(oauth.WithUser(ctx, "bob"), pingIn{}); !errors.Is(err, oauth.ErrLoginRequired) {
+		t.Errorf("bob: %v", err)
+	}
+	if len(as.Bearers) != n {
+		t.Errorf("bob's call reached the server")
+	}
+}
+
 // A token endpoint that echoes the request (secret in the form and in the
 // Basic header) and a refused login: neither the secret nor any token
 // reaches an error, an entry or a config, whatever the verb.
