@@ -178,3 +178,31 @@ servers:
 		}
 	}
 }
+
+// A service's server (grant client_credentials) needs no login: the
+// first command that connects fetches the token.
+func TestAuthClientCredentials(t *testing.T) {
+	as := oauthtest.New(cliCanarySecret, cliCanaryToken)
+	defer as.Close()
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("HOME", home)
+	t.Setenv("MCPGEN_TEST_CLIENT_SECRET", cliCanarySecret)
+	cfg := writeConfig(t, t.TempDir(), `version: 1
+servers:
+  - id: svc
+    http: {url: "`+as.MCPURL+`"}
+    auth: {grant: client_credentials, clientId: `+as.ClientID+`, clientSecret: "${MCPGEN_TEST_CLIENT_SECRET}", method: client_secret_post}
+`)
+	var out, errb bytes.Buffer
+	if code := run([]string{"call", "svc", "ping", "--config", cfg}, &out, &errb); code != 0 {
+		t.Fatalf("call: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"auth", "status", "--config", cfg}, &out, &errb); code != 0 || !strings.Contains(out.String(), "svc: signed in") {
+		t.Errorf("status: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if text := out.String() + errb.String(); strings.Contains(text, cliCanarySecret) || strings.Contains(text, cliCanaryToken) {
+		t.Errorf("output holds a secret:\n%s", text)
+	}
+}
