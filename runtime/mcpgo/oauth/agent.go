@@ -77,10 +77,21 @@ func (l *Loopback) RedirectURI() string { return "http://" + l.ln.Addr().String(
 func (l *Loopback) Close() error { return l.ln.Close() }
 
 func (l *Loopback) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
+	au, err := url.Parse(authURL)
+	if err != nil {
+		return nil, err
+	}
+	state := au.Query().Get("state")
 	got := make(chan *url.URL, 1)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
 			http.NotFound(w, r)
+			return
+		}
+		// Only the redirect answering this request ends the wait: another
+		// page on this machine cannot hand the client a code of its own.
+		if r.URL.Query().Get("state") != state {
+			http.Error(w, "this is not the redirect mcpgen is waiting for", http.StatusBadRequest)
 			return
 		}
 		u := *r.URL

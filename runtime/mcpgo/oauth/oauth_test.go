@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -320,5 +321,35 @@ func TestStepUp(t *testing.T) {
 	}
 	if want := 1 + oauth.DefaultMaxStepUps; never.Authorizations != want {
 		t.Errorf("%d authorizations, want %d", never.Authorizations, want)
+	}
+}
+
+// The loopback listener takes only the redirect that carries its
+// request's state.
+func TestLoopbackState(t *testing.T) {
+	var lb *oauth.Loopback
+	lb, err := oauth.NewLoopback(0, func(authURL string) error {
+		for _, q := range []string{"?code=forged&state=other", "?code=real&state=s1"} {
+			resp, err := http.Get(lb.RedirectURI() + q)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if want := map[bool]int{true: 400, false: 200}[strings.Contains(q, "forged")]; resp.StatusCode != want {
+				t.Errorf("%s: %s", q, resp.Status)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lb.Close()
+	if !strings.HasPrefix(lb.RedirectURI(), "http://127.0.0.1:") {
+		t.Errorf("redirect URI %s", lb.RedirectURI())
+	}
+	u, err := lb.Authorize(context.Background(), "https://as.example/authorize?state=s1")
+	if err != nil || u.Query().Get("code") != "real" {
+		t.Fatalf("%v %v", u, err)
 	}
 }
