@@ -124,6 +124,17 @@ servers:
 	if err != nil {
 		t.Fatal(err)
 	}
+	if code, out := mcpgen("generate"); code != 0 {
+		t.Fatalf("generate: exit %d\n%s", code, out)
+	}
+	generated, _ := filepath.Glob(filepath.Join(dir, "prot", "*.go"))
+	if len(generated) == 0 {
+		t.Fatal("generate wrote no Go files")
+	}
+	for _, f := range generated {
+		b, _ := os.ReadFile(f)
+		manifestBytes = append(manifestBytes, b...) // checked with the manifest below
+	}
 	if _, out := mcpgen("auth", "status"); !strings.Contains(out, "prot: signed in") || !strings.Contains(out, "refreshable") {
 		t.Errorf("status:\n%s", out)
 	}
@@ -147,7 +158,7 @@ servers:
 	for _, where := range []struct {
 		name string
 		text []byte
-	}{{"output", all.Bytes()}, {"manifest", manifestBytes}} {
+	}{{"output", all.Bytes()}, {"manifest and generated code", manifestBytes}} {
 		for _, canary := range []string{cliCanarySecret, cliCanaryToken} {
 			if bytes.Contains(where.text, []byte(canary)) {
 				t.Errorf("the %s holds %s:\n%s", where.name, canary, where.text)
