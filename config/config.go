@@ -68,6 +68,8 @@ type Server struct {
 	CheckFormats bool
 	Identity     *Identity // nil when not configured
 	Gate         *Gate     // nil when not configured
+	// Auth is the server's OAuth client configuration (nil: none).
+	Auth *Auth
 	// Resources configures the generated resource accessors.
 	Resources Resources
 	// ProtocolVersion pins the MCP protocol version mcpgen speaks to the
@@ -231,7 +233,7 @@ var (
 var (
 	topKeys    = []string{"version", "servers"}
 	serverKeys = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources",
-		"inputExtras", "keepShapesApart", "checkFormats", "protocolVersion", "capabilities"}
+		"inputExtras", "keepShapesApart", "checkFormats", "protocolVersion", "capabilities", "auth"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName", "tool", "toolName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -402,6 +404,9 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 	}
 	if f, ok := fs["resources"]; ok {
 		s.Resources = d.resources(f, p)
+	}
+	if f, ok := fs["auth"]; ok {
+		s.Auth = d.auth(f, p, s)
 	}
 	if f, ok := fs["protocolVersion"]; ok {
 		if v, ok := d.str(f.val, f.path); ok {

@@ -103,7 +103,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		}
 		ctx, cancel := context.WithTimeout(ctx, o.timeout)
 		defer cancel()
-		src, err := s.Source(os.LookupEnv)
+		src, auth, err := serverSource(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			// stdin).
 			extra = append(extra, mcpgo.WithElicitation(terminalElicitation(os.Stdin, e.stderr), true))
 		}
-		sess := snapshot.Open(src, opts, extra...)
+		sess := snapshot.Open(src, opts, append(extra, auth...)...)
 		defer sess.Close()
 		if !o.noValidate {
 			if schemaFrom == nil || !hasTool(schemaFrom, tool) {

@@ -140,7 +140,7 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Error = err.Error()
 		return r
 	}
-	src, err := s.Source(os.LookupEnv)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -148,7 +148,7 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 	opts := o.proto.apply(s.Options())
 	opts.Timeout = o.timeout
 	opts.AllowEmpty = true // an emptied server is drift (every tool removed), not an error
-	live, err := snapshot.Capture(ctx, src, opts)
+	live, err := captureServer(ctx, src, opts, auth)
 	if err != nil {
 		r.Error = err.Error()
 		return r

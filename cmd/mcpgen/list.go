@@ -150,14 +150,14 @@ func (o *listOpts) listings(ctx context.Context, args []string) ([]listing, erro
 
 // capture snapshots s live and returns its manifest.
 func (o *listOpts) capture(ctx context.Context, s *config.Server) ([]byte, error) {
-	src, err := s.Source(os.LookupEnv)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	opts := o.proto.apply(s.Options())
 	opts.Timeout = o.timeout
 	opts.AllowEmpty = true
-	m, err := snapshot.Capture(ctx, src, opts)
+	m, err := captureServer(ctx, src, opts, auth)
 	if err != nil {
 		return nil, err
 	}

@@ -167,12 +167,12 @@ func (o *snapshotOpts) capture(ctx context.Context, e *env, jobs []job) error {
 
 func (o *snapshotOpts) one(ctx context.Context, e *env, j job) error {
 	s := j.server
-	src, err := s.Source(os.LookupEnv)
+	src, auth, err := serverSource(ctx, s)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	m, err := snapshot.Capture(ctx, src, o.options(s))
+	m, err := captureServer(ctx, src, o.options(s), auth)
 	if err != nil {
 		return err
 	}

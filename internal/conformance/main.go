@@ -2,7 +2,11 @@
 // suite (@modelcontextprotocol/conformance, client mode). The harness runs
 // it with the scenario's server URL as the last argument and the scenario's
 // name in MCP_CONFORMANCE_SCENARIO; it does what the scenario asks, with
-// mcpgen's own session layer only, and exits non-zero on failure.
+// mcpgen's own session layer and OAuth client only, and exits non-zero on
+// failure. The auth/* scenarios put the client's credentials, where a
+// scenario has any, in MCP_CONFORMANCE_CONTEXT; their authorization
+// endpoints redirect at once, so the client follows the redirect itself
+// (oauth.Headless) instead of sending a user to a browser.
 package main
 
 import (
@@ -10,10 +14,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo/oauth"
 )
+
+// clientMetadataURL is the client ID metadata document the auth/basic-cimd
+// scenario expects as the client_id.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -36,6 +47,13 @@ func run(ctx context.Context, scenario, url string) error {
 	case "elicitation-sep1034-client-defaults":
 		// Accept with the defaults the form's schema gives (SEP-1034).
 		opts = append(opts, mcpgo.WithElicitation(mcpgo.ElicitDefaults, false))
+	}
+	if strings.HasPrefix(scenario, "auth/") {
+		o, err := authOption(scenario, url)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, o)
 	}
 	c := mcpgo.StreamableHTTP(url, opts...)
 	defer c.Close()
@@ -73,4 +91,35 @@ func call(ctx context.Context, c *mcpgo.Conn, tool, args string) error {
 	}
 	fmt.Println(res.Text())
 	return nil
+}
+
+// authOption is the OAuth client of an auth/* scenario, configured from
+// the scenario's context.
+func authOption(scenario, url string) (mcpgo.Option, error) {
+	var ctx struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		PrivateKey   string `json:"private_key_pem"`
+		SigningAlg   string `json:"signing_algorithm"`
+	}
+	if s := os.Getenv("MCP_CONFORMANCE_CONTEXT"); s != "" {
+		if err := json.Unmarshal([]byte(s), &ctx); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	cfg := oauth.Config{
+		ClientID:          ctx.ClientID,
+		ClientSecret:      mcpruntime.Secret(ctx.ClientSecret),
+		PrivateKey:        mcpruntime.Secret(ctx.PrivateKey),
+		SigningAlg:        ctx.SigningAlg,
+		ClientMetadataURL: clientMetadataURL,
+		ClientName:        "mcpgen-conformance",
+		ClientCredentials: strings.HasPrefix(scenario, "auth/client-credentials-"),
+		Agent:             oauth.Headless{Redirect: "http://127.0.0.1:8976/callback"},
+	}
+	c, err := oauth.New(url, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return mcpgo.WithRoundTripper(c.RoundTripper), nil
 }
