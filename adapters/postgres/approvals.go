@@ -361,6 +361,13 @@ func (s *ApprovalStore) Wait(ctx context.Context, id string) (*mcpruntime.Approv
 	pause := 10 * time.Millisecond
 	for {
 		a, running, err := s.check(ctx, id)
+		if err == nil && a.State == mcpruntime.StateExecuting && !running {
+			// The row came from the statement's snapshot, pg_locks is read
+			// live: the runner may have committed its outcome and released
+			// its lock in between. It releases only after committing, so a
+			// fresh read now sees the outcome if there is one.
+			a, running, err = s.check(ctx, id)
+		}
 		if err != nil || a.State != mcpruntime.StateExecuting || !running {
 			return a, err
 		}
@@ -377,10 +384,10 @@ func (s *ApprovalStore) Wait(ctx context.Context, id string) (*mcpruntime.Approv
 	}
 }
 
-// check reads the approval and whether a runner holds its lock, in one
-// snapshot: the lock is taken before executing is committed and released
-// after the outcome is, so executing without the lock means the runner is
-// gone.
+// check reads the approval and whether a runner holds its lock. The lock
+// is taken before executing is committed and released after the outcome
+// is, so executing without the lock, read twice (see Wait), means the
+// runner is gone.
 func (s *ApprovalStore) check(ctx context.Context, id string) (*mcpruntime.Approval, bool, error) {
 	k := uint64(lockKey(id))
 	var (
