@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/config"
 )
 
 func TestInitRefusesAndValidates(t *testing.T) {
@@ -194,5 +196,55 @@ func TestInitReadmePins(t *testing.T) {
 	}
 	if strings.Contains(readme, "mcpgen@latest`") || strings.Contains(cli, "mcpgen@latest`") {
 		t.Error("a doc runs mcpgen @latest")
+	}
+}
+
+// TestInitAdd: init --add puts a second server into an existing config,
+// keeping the file as it was around the new entry, and refuses what it
+// cannot do without writing anything.
+func TestInitAdd(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("go.mod", []byte("module example.com/app\n\ngo 1.26.0\n"), 0o644)
+	if code, _, errOut := mcpgen(t, "init", "--add", "--id", "crm", "--stdio", "srv"); code != 1 || !strings.Contains(errOut, "--add: no mcpgen.yaml here to add to") {
+		t.Errorf("--add without a config: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := mcpgen(t, "init", "--id", "crm", "--stdio", "srv"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errOut)
+	}
+	before := string(read(t, "mcpgen.yaml"))
+	code, _, errOut := mcpgen(t, "init", "--id", "mem", "--http", "https://mem.example/mcp")
+	if code != 1 || !strings.Contains(errOut, "refusing to overwrite mcpgen.yaml (to add a server to it: mcpgen init --add)") {
+		t.Errorf("second init without --add: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = mcpgen(t, "init", "--add", "--id", "mem", "--http", "https://mem.example/mcp", "--out", "internal/mem")
+	if code != 0 || !strings.Contains(errOut, `added server "mem" to mcpgen.yaml`) || !strings.Contains(errOut, "wrote internal/mem/doc.go") {
+		t.Fatalf("init --add: exit %d: %s", code, errOut)
+	}
+	after := string(read(t, "mcpgen.yaml"))
+	if !strings.HasPrefix(after, before) {
+		t.Errorf("--add changed what was there:\n%s", after)
+	}
+	cfg, err := config.Load("mcpgen.yaml")
+	if err != nil || len(cfg.Servers) != 2 || cfg.Servers[1].ID != "mem" || cfg.Servers[1].Out != "internal/mem" || cfg.Servers[1].Remote.URL != "https://mem.example/mcp" {
+		t.Fatalf("config after --add: %v\n%s", err, after)
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--id", "mem", "--http", "https://h/mcp", "--out", "other"}, `--add: mcpgen.yaml:21:5: server "mem" is already configured`},
+		{[]string{"--id", "mem2", "--http", "https://h/mcp", "--out", "internal/mem"}, `servers "mem" and "mem2" both generate into "internal/mem"`},
+	} {
+		code, _, errOut := mcpgen(t, append([]string{"init", "--add"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.err) {
+			t.Errorf("init --add %q: exit %d: %s", tc.args, code, errOut)
+		}
+	}
+	if string(read(t, "mcpgen.yaml")) != after {
+		t.Error("a refused --add changed the config")
+	}
+	if _, err := os.Stat("other"); !os.IsNotExist(err) {
+		t.Error("a refused --add wrote files")
 	}
 }

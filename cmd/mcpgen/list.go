@@ -134,6 +134,9 @@ func (o *listOpts) listings(ctx context.Context, args []string) ([]listing, erro
 		} else if data, err = os.ReadFile(s.ManifestPath()); err != nil {
 			err = fmt.Errorf("server %q: %w (run mcpgen snapshot first, or use --live)", s.ID, err)
 		}
+		if err == nil {
+			err = checkServerTools(s, data)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
