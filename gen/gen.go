@@ -287,6 +287,9 @@ func plan(cfg Config) (*planned, error) {
 	for _, pr := range resourceCollisions(resSets, roots, types) {
 		errs = append(errs, pos(pr.Loc, pr.Msg))
 	}
+	for _, pr := range clientMethodCollisions(srcs) {
+		errs = append(errs, pos(pr.Loc, pr.Msg))
+	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs)
