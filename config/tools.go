@@ -75,3 +75,26 @@ func listSome(items []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:most], ", "), len(items)-most)
 }
+
+// CheckResources checks the keys of resources.bind against the uris and
+// uriTemplates the manifest lists: a key that names none is an error at
+// its place in the config.
+func (s *Server) CheckResources(keys map[string]bool) error {
+	var errs []*Error
+	for key, b := range s.Resources.Bind {
+		if keys[key] {
+			continue
+		}
+		what := "resource uri"
+		if strings.Contains(key, "{") {
+			what = "resource template's uriTemplate"
+		}
+		errs = append(errs, &Error{File: b.Pos.File, Line: b.Pos.Line, Col: b.Pos.Col, Path: s.path + ".resources.bind", Server: s.ID,
+			Msg: fmt.Sprintf("%q names no resource or resource template in %s (a key is a %s exactly as the manifest lists it: %s)", key, s.Manifest, what, listSome(slices.Sorted(maps.Keys(keys))))})
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	d := &decoder{errs: errs}
+	return d.err()
+}

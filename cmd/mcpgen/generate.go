@@ -367,5 +367,10 @@ func checkServerTools(s *config.Server, data []byte) error {
 	if !ok {
 		return nil
 	}
-	return s.CheckTools(tools)
+	f, _ := manifest.Parse("", data)
+	keys := map[string]bool{}
+	for _, e := range append(slices.Clone(f.Manifest.Resources), f.Manifest.ResourceTemplates...) {
+		keys[e.Key] = true
+	}
+	return errors.Join(s.CheckTools(tools), s.CheckResources(keys))
 }

@@ -197,6 +197,7 @@ servers:
         nah: {inputSchema: {type: object}}
     identity: {argument: caller_token}
     gate: {tools: {nope: always}}
+    resources: {bind: {"crm://nope": {goName: Nope}}}
 `)
 	for _, cmd := range []string{"generate", "list"} {
 		code, _, errOut := mcpgen(t, cmd, "--config", cfg)
@@ -205,6 +206,7 @@ servers:
 			`mcpgen: ` + cfg + `:9:9: servers[0].tools.override: "nah" names no tool in mcp/crm.json (`,
 			`mcpgen: ` + cfg + `:10:26: servers[0].identity.argument: no tool of server "crm" takes argument "caller_token", so the caller's identity would never be sent (the tools' arguments: `,
 			`mcpgen: ` + cfg + `:11:20: servers[0].gate.tools: "nope" names no tool in mcp/crm.json (`,
+			`mcpgen: ` + cfg + `:12:24: servers[0].resources.bind: "crm://nope" names no resource or resource template in mcp/crm.json (a key is a resource uri exactly as the manifest lists it: `,
 		}
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
 		if code != 1 || len(lines) != len(want) {
