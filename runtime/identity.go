@@ -99,11 +99,11 @@ func BearerToken(ctx context.Context) (Secret, bool) {
 	return b.token, true
 }
 
-// unsentLogged holds the server and tool (or "resources") pairs whose
-// unsent identity was logged: once per process is enough to notice.
+// unsentLogged holds the servers whose unsent identity was logged: once
+// per server and process is enough to notice.
 var unsentLogged sync.Map
 
-// noteUnsent logs, once per server and subject, that a call with an
+// noteUnsent logs, once per server, that a call with an
 // identity reached a server whose connection never took the bearer token:
 // a connection without headers (stdio, in-process) and a tool without an
 // identity argument. The call goes ahead without the token, by design: the
@@ -114,10 +114,10 @@ func noteUnsent(b *bearer, server, subject string) {
 	if b == nil || b.sent.Load() {
 		return
 	}
-	if _, done := unsentLogged.LoadOrStore(server+"\x00"+subject, true); done {
+	if _, done := unsentLogged.LoadOrStore(server, true); done {
 		return
 	}
-	slog.Default().Info("mcpruntime: the caller's identity was not sent: the connection has no headers (stdio, in-process) and the call takes no identity argument",
+	slog.Default().Info("mcpruntime: the caller's identity was not sent: the connection has no headers (stdio, in-process) and the call takes no identity argument; nor will it be for the server's other such calls",
 		"server", server, "call", subject, "hint", "if the server expects the caller's token, name its argument (identity.argument in mcpgen.yaml, or WithIdentityArgument)")
 }
 

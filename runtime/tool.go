@@ -43,8 +43,8 @@ func WithTimeout(d time.Duration) Option {
 // in-process) a tool without an identity argument is called without the
 // token, since many stdio tools take none; the principal still counts for
 // the gate, approvals and the ledger, and the first such call per server
-// and tool is logged (slog.Default, level Info) so that a missing identity
-// argument is noticed.
+// is logged (slog.Default, level Info) so that a missing identity argument
+// is noticed.
 func WithIdentity(p TokenProvider) Option {
 	return func(o *toolOptions) { o.tokens = p }
 }

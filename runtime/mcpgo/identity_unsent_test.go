@@ -49,7 +49,7 @@ func (h *logRecords) attrs() []map[string]string {
 
 // TestIdentityUnsentLogged: a tool with an identity but no identity
 // argument, on a connection without headers (stdio), is called without
-// the token, by design, and the runtime says so once per tool; over HTTP
+// the token, by design, and the runtime says so once per server; over HTTP
 // the token goes as a header and nothing is logged.
 func TestIdentityUnsentLogged(t *testing.T) {
 	h := &logRecords{msg: "mcpruntime: the caller's identity was not sent"}
@@ -67,8 +67,13 @@ func TestIdentityUnsentLogged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := r.entries(t); len(got) != 2 || got[0].Arg != "" || got[0].Header != "" {
-		t.Fatalf("the server saw %+v, want two calls without a token", got)
+	// Another tool of the same server: already said.
+	other := mcpruntime.NewTool[RunInput, mcpruntime.NoOutput](recorderDesc(t, "leaky", true), stdio, mcpruntime.WithIdentity(mcpruntime.ContextPrincipal))
+	if _, err := other.Call(ctx, RunInput{Run: "stdio"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.entries(t); len(got) != 3 || got[0].Arg != "" || got[0].Header != "" {
+		t.Fatalf("the server saw %+v, want three calls without a token", got)
 	}
 	logged := h.attrs()
 	if len(logged) != 1 || logged[0]["server"] != "recorder-unsent-stdio" || logged[0]["call"] != "tool whoami" || !strings.Contains(logged[0]["hint"], "identity.argument") {
