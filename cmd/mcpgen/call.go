@@ -29,7 +29,7 @@ func init() {
 	register(&command{
 		name:    "call",
 		summary: "call one tool and print its result, for people exploring a server",
-		usage: "mcpgen call [--config FILE] SERVER TOOL ['{json args}' | -]\n" +
+		usage: "mcpgen call [--config FILE] [--approve] SERVER TOOL ['{json args}' | -]\n" +
 			"       mcpgen call (--stdio 'CMD ARGS' | --http URL | --sse URL) TOOL ['{json args}' | -]",
 		flags: callFlags,
 	})
