@@ -85,6 +85,7 @@ type Server struct {
 
 	dir  string // the config's directory
 	file string
+	path string // servers[i], for error paths
 }
 
 // Pos is a position in the config file.
@@ -140,6 +141,8 @@ type Tools struct {
 	// Rename maps a wire name to the bare name used in generated code,
 	// e.g. "crm-perplexity_research" → "perplexity_research".
 	Rename map[string]string
+	// RenamePos is where each Rename key is written.
+	RenamePos map[string]Pos
 	// Override replaces a tool's schemas, for servers that publish wrong
 	// ones. Keyed by wire name.
 	Override map[string]Override
@@ -190,6 +193,7 @@ const (
 type Gate struct {
 	Default string            // one of the Gate* policies (default annotations)
 	Tools   map[string]string // per wire name
+	ToolPos map[string]Pos    // where each Tools key is written
 	Pos     Pos
 }
 
@@ -320,7 +324,7 @@ func yamlError(file string, err error) error {
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Col: n.Column} }
 
 func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
-	s := &Server{Pos: d.pos(n), dir: cfg.Dir, file: cfg.File}
+	s := &Server{Pos: d.pos(n), dir: cfg.Dir, file: cfg.File, path: p}
 	fs := d.mapping(n, p, serverKeys)
 	if n.Kind != yaml.MappingNode {
 		return nil
@@ -661,6 +665,7 @@ func (d *decoder) tools(f field, p string) Tools {
 	}
 	if r, ok := fs["rename"]; ok {
 		t.Rename = map[string]string{}
+		t.RenamePos = map[string]Pos{}
 		targets := map[string]string{}
 		for _, kv := range d.pairs(r.val, r.path) {
 			if !toolNameRE.MatchString(kv.key.Value) {
@@ -679,6 +684,7 @@ func (d *decoder) tools(f field, p string) Tools {
 			}
 			targets[v] = kv.key.Value
 			t.Rename[kv.key.Value] = v
+			t.RenamePos[kv.key.Value] = d.pos(kv.key)
 		}
 	}
 	if o, ok := fs["override"]; ok {
@@ -722,7 +728,7 @@ func (d *decoder) identity(f field, p string) *Identity {
 		if v == "" {
 			d.errorf(a.val, a.path, "empty argument name")
 		}
-		id.Argument = v
+		id.Argument, id.Pos = v, d.pos(a.val)
 	}
 	return id
 }
@@ -746,7 +752,9 @@ func (d *decoder) gate(f field, p string, s *Server) *Gate {
 	}
 	if t, ok := fs["tools"]; ok {
 		g.Tools = map[string]string{}
+		g.ToolPos = map[string]Pos{}
 		for _, kv := range d.pairs(t.val, t.path) {
+			g.ToolPos[kv.key.Value] = d.pos(kv.key)
 			if !snapshot.Keep(kv.key.Value, s.Tools.Include, s.Tools.Exclude) {
 				d.errorf(kv.key, kv.path, "tool %q is filtered out by include/exclude", kv.key.Value)
 			}
@@ -777,8 +785,12 @@ func (d *decoder) crossCheck(cfg *Config) {
 			d.errorf(at, "", "servers %q and %q both write manifest %q", prev.ID, s.ID, s.Manifest)
 		}
 		manifests[s.Manifest] = s
-		if prev, dup := outs[s.Out]; dup && prev.Package != s.Package {
-			d.errorf(at, "", "servers %q and %q share out directory %q with different packages (%s, %s)", prev.ID, s.ID, s.Out, prev.Package, s.Package)
+		if prev, dup := outs[s.Out]; dup {
+			// Each server's package declares its own Client, NewClient,
+			// Tool* names, Descriptors and GateOptions: two in one package
+			// would not compile.
+			d.errorf(at, "", "servers %q and %q both generate into %q: one server per package (each declares its own Client, tool names and descriptors); give each its own out, say %s and %s, and import both",
+				prev.ID, s.ID, s.Out, path.Join(s.Out, prev.ID), path.Join(s.Out, s.ID))
 		}
 		outs[s.Out] = s
 	}

@@ -229,7 +229,7 @@ func TestParseErrors(t *testing.T) {
 		{"two documents", "version: 1\nservers:\n  - {id: a, stdio: {command: x}}\n---\nversion: 1\n", []string{
 			"c.yaml:4:1: a second YAML document; the config must be a single document"}},
 		{"shared out", "version: 1\nservers:\n  - {id: a, stdio: {command: x}, out: gen}\n  - {id: b, stdio: {command: x}, out: gen}\n", []string{
-			`c.yaml:4:5: servers "a" and "b" share out directory "gen" with different packages (a, b)`}},
+			`c.yaml:4:5: servers "a" and "b" both generate into "gen": one server per package (each declares its own Client, tool names and descriptors); give each its own out, say gen/a and gen/b, and import both`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.yaml", []byte(tc.in))

@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/dave/jennifer v1.7.1 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -17,7 +18,9 @@ require (
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
+	github.com/spf13/pflag v1.1.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
@@ -25,3 +28,5 @@ require (
 replace github.com/mcpgen/mcpgen => ../
 
 replace github.com/mcpgen/mcpgen/adapters/postgres => ../adapters/postgres
+
+tool github.com/mcpgen/mcpgen/cmd/mcpgen

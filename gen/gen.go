@@ -335,6 +335,9 @@ func plan(cfg Config) (*planned, error) {
 	for _, pr := range resourceCollisions(resSets, roots, types) {
 		errs = append(errs, problem(pr))
 	}
+	for _, pr := range clientMethodCollisions(srcs) {
+		errs = append(errs, pos(pr.Loc, pr.Msg))
+	}
 	errs = append(errs, unusedConfig(cfg, schemas)...)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs)

@@ -268,3 +268,62 @@ func unusedBindings(cfg Config, used map[string]bool) []error {
 	}
 	return errs
 }
+
+// clientMethodCollisions checks the methods of each input's Client: per
+// tool the call, Resume<Tool> and <Tool>Links, per resource its Read
+// method, per prompt its Get method, and ReadLink. Two with one name would
+// not compile. Pairs whose package-level names collide too (two tools with
+// one Go name, two resources with one accessor) and a tool named like
+// CheckTools or Toolset are reported elsewhere, once.
+func clientMethodCollisions(srcs []*srcInput) []names.Problem {
+	var probs []names.Problem
+	const hint = "rename the tool (config renames) or pin another Go name for the resource (config resources.bind[<uri>].goName)"
+	for _, s := range srcs {
+		type owner struct {
+			what  string
+			loc   ir.Loc
+			tool  string // the tool's Go name, for methods named after a tool
+			entry bool   // a resource or prompt
+		}
+		seen := map[string]owner{}
+		client := s.server.ClientType()
+		add := func(method string, o owner) {
+			prev, dup := seen[method]
+			if !dup {
+				seen[method] = o
+				return
+			}
+			if (o.tool != "" && o.tool == prev.tool) || (o.entry && prev.entry) {
+				return
+			}
+			probs = append(probs, names.Problem{Loc: o.loc, Msg: fmt.Sprintf("%s and %s would both be the %s method %s; %s", prev.what, o.what, client, method, hint)})
+		}
+		goNames := map[string]bool{}
+		for _, t := range s.tools {
+			if goNames[t.GoName] {
+				continue // two tools with one Go name: reported with their types
+			}
+			goNames[t.GoName] = true
+			l := ir.Loc{Schema: t.Input.Schema}
+			for i, m := range emit.ToolMethods(t.GoName) {
+				what := fmt.Sprintf("tool %q", t.Name)
+				if i > 0 {
+					what = fmt.Sprintf("the %s method of tool %q", m, t.Name)
+				}
+				add(m, owner{what: what, loc: l, tool: t.GoName})
+			}
+		}
+		for _, r := range s.res.resources {
+			add(emit.ReadFunc(r.GoName), owner{what: kindOf(r) + " " + quote(r.Key), loc: s.res.locs[r], entry: true})
+		}
+		for _, p := range s.res.prompts {
+			add(emit.PromptFunc(p.GoName), owner{what: "prompt " + quote(p.Name), loc: s.res.locs[p], entry: true})
+		}
+		for _, m := range emit.ClientMethods {
+			if prev, dup := seen[m]; dup && prev.tool != m {
+				probs = append(probs, names.Problem{Loc: prev.loc, Msg: fmt.Sprintf("%s would be the %s method %s, which the Client has already; %s", prev.what, client, m, hint)})
+			}
+		}
+	}
+	return probs
+}

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -68,14 +71,54 @@ func ContextPrincipal(ctx context.Context) (Principal, error) {
 
 type bearerKey struct{}
 
+// bearer is the token a guard offers the transport as a header; sent
+// records that a transport took it, so a connection without headers is
+// noticed rather than silently calling without the identity.
+type bearer struct {
+	token Secret
+	sent  atomic.Bool
+}
+
+func withBearer(ctx context.Context, tok Secret) (context.Context, *bearer) {
+	b := &bearer{token: tok}
+	return context.WithValue(ctx, bearerKey{}, b), b
+}
+
 // BearerToken returns the token a call's identity guard chose to send as
 // an "Authorization: Bearer" header. Connections whose transport has headers
 // (streamable HTTP, SSE) call it from their per-request header hook; the
 // mcpgo adapter does. It is unset for tools that take the token as an
-// argument and for tools without an identity.
+// argument and for tools without an identity. A transport that calls it
+// is taken to send the token.
 func BearerToken(ctx context.Context) (Secret, bool) {
-	t, ok := ctx.Value(bearerKey{}).(Secret)
-	return t, ok && t != ""
+	b, ok := ctx.Value(bearerKey{}).(*bearer)
+	if !ok || b.token == "" {
+		return "", false
+	}
+	b.sent.Store(true)
+	return b.token, true
+}
+
+// unsentLogged holds the servers whose unsent identity was logged: once
+// per server and process is enough to notice.
+var unsentLogged sync.Map
+
+// noteUnsent logs, once per server, that a call with an
+// identity reached a server whose connection never took the bearer token:
+// a connection without headers (stdio, in-process) and a tool without an
+// identity argument. The call goes ahead without the token, by design: the
+// principal still counts for the gate, approvals and the ledger, and many
+// stdio tools take no identity. The log makes a missing identity.argument
+// visible.
+func noteUnsent(b *bearer, server, subject string) {
+	if b == nil || b.sent.Load() {
+		return
+	}
+	if _, done := unsentLogged.LoadOrStore(server, true); done {
+		return
+	}
+	slog.Default().Info("mcpruntime: the caller's identity was not sent: the connection has no headers (stdio, in-process) and the call takes no identity argument; nor will it be for the server's other such calls",
+		"server", server, "call", subject, "hint", "if the server expects the caller's token, name its argument (identity.argument in mcpgen.yaml, or WithIdentityArgument)")
 }
 
 // resolvePrincipal asks the provider for the call's principal and checks
@@ -106,6 +149,7 @@ func identity(argument string, declared map[string]bool) interceptor {
 			if c.token == "" {
 				return next(ctx, c)
 			}
+			var b *bearer
 			if argument != "" {
 				args, err := setArgument(c.args, argument, string(c.token), declared)
 				if err != nil {
@@ -113,9 +157,12 @@ func identity(argument string, declared map[string]bool) interceptor {
 				}
 				c.args = args
 			} else {
-				ctx = context.WithValue(ctx, bearerKey{}, c.token)
+				ctx, b = withBearer(ctx, c.token)
 			}
 			res, err := next(ctx, c)
+			if res != nil {
+				noteUnsent(b, c.server, "tool "+c.desc.Name)
+			}
 			if res != nil {
 				scrubResult(res, c.token)
 			}

@@ -499,6 +499,7 @@ func (o readOptions) read(ctx context.Context, c Caller, uri string) (*ResourceR
 // size limit; scrub removes the token from what came back.
 func (o readOptions) guard(ctx context.Context, what string, do func(context.Context) error, scrub func(Secret)) error {
 	var tok Secret
+	var b *bearer
 	if o.tokens != nil {
 		p, err := o.tokens(ctx)
 		switch {
@@ -508,7 +509,7 @@ func (o readOptions) guard(ctx context.Context, what string, do func(context.Con
 			return fmt.Errorf("%s: identity: %w: principal %q has an empty token", what, ErrNoPrincipal, p.ID)
 		}
 		tok = p.Token
-		ctx = context.WithValue(ctx, bearerKey{}, tok)
+		ctx, b = withBearer(ctx, tok)
 	}
 	ctx = context.WithValue(ctx, readLimitKey{}, o.maxSize)
 	if o.timeout > 0 {
@@ -523,6 +524,7 @@ func (o readOptions) guard(ctx context.Context, what string, do func(context.Con
 	if tok != "" {
 		if err == nil {
 			scrub(tok)
+			noteUnsent(b, o.server, "resources and prompts")
 		}
 		err = redactError(err, tok)
 	}

@@ -40,7 +40,12 @@ func WithTimeout(d time.Duration) Option {
 // principal fails before anything is sent. The token goes to the server as
 // an "Authorization: Bearer" header over HTTP transports, or in the
 // argument WithIdentityArgument names; it never enters a result, a ledger
-// record, an approval or an error.
+// record, an approval or an error. On a connection without headers (stdio,
+// in-process) a tool without an identity argument is called without the
+// token, since many stdio tools take none; the principal still counts for
+// the gate, approvals and the ledger, and the first such call per server
+// is logged (slog.Default, level Info) so that a missing identity argument
+// is noticed.
 func WithIdentity(p TokenProvider) Option {
 	return func(o *toolOptions) { o.tokens = p }
 }

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/spf13/pflag"
 
 	"github.com/mcpgen/mcpgen/config"
@@ -26,7 +29,7 @@ func init() {
 	register(&command{
 		name:    "call",
 		summary: "call one tool and print its result, for people exploring a server",
-		usage: "mcpgen call [--config FILE] SERVER TOOL ['{json args}' | -]\n" +
+		usage: "mcpgen call [--config FILE] [--approve] SERVER TOOL ['{json args}' | -]\n" +
 			"       mcpgen call (--stdio 'CMD ARGS' | --http URL | --sse URL) TOOL ['{json args}' | -]",
 		flags: callFlags,
 	})
@@ -40,6 +43,7 @@ type callOpts struct {
 	timeout          time.Duration
 	noValidate       bool
 	elicitDefaults   bool
+	approve          bool
 	fs               *pflag.FlagSet
 }
 
@@ -53,6 +57,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 	fs.StringArrayVar(&o.envs, "env", nil, "ad hoc: environment variable K=V for --stdio (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound on the whole call")
 	fs.BoolVar(&o.noValidate, "no-validate", false, "send the arguments without checking them against the tool's input schema")
+	fs.BoolVar(&o.approve, "approve", false, "approve a call the config's gate holds (otherwise asked on a terminal, refused elsewhere)")
 	fs.BoolVar(&o.elicitDefaults, "elicit-defaults", false, "answer the server's questions (elicitation) with their schema's defaults instead of asking")
 	return func(ctx context.Context, e *env) error {
 		if o.timeout <= 0 {
@@ -138,6 +143,26 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			}
 			if err := validateArgs(schemaFrom, s.ID, tool, rawArgs); err != nil {
 				return redactedErr(red, err)
+			}
+		}
+
+		// The config's gate, as the generated GateOptions apply it: a
+		// person approves here, at the terminal or with --approve.
+		if s.Gate != nil {
+			if schemaFrom == nil || !hasTool(schemaFrom, tool) {
+				live, err := sess.Capture(ctx)
+				if err != nil {
+					return redactedErr(red, err)
+				}
+				schemaFrom = live
+			}
+			if reason := gateReason(s, schemaFrom, tool); reason != "" && !o.approve {
+				if !isTerminal(os.Stdin) || len(args) < 2 {
+					return fmt.Errorf("tool %q of server %q needs approval (%s in %s); nothing was sent: give --approve, or run on a terminal to be asked", tool, s.ID, reason, o.config)
+				}
+				if err := askApproval(os.Stdin, e.stderr, s.ID, tool, reason, rawArgs); err != nil {
+					return err
+				}
 			}
 		}
 
@@ -319,7 +344,7 @@ func validateArgs(m *manifest.Manifest, server, tool string, args json.RawMessag
 
 func collectViolations(u jsonschema.OutputUnit, out *[]mcpruntime.Violation) {
 	if u.Error != nil && len(u.Errors) == 0 {
-		*out = append(*out, mcpruntime.Violation{Pointer: u.InstanceLocation, Message: u.Error.String()})
+		*out = append(*out, runtimeWording(u.InstanceLocation, u.Error)...)
 	}
 	for _, e := range u.Errors {
 		collectViolations(e, out)
@@ -343,4 +368,72 @@ func printResult(w io.Writer, r *mcpruntime.Result) {
 		}
 		fmt.Fprintln(w, c.Placeholder())
 	}
+}
+
+// runtimeWording phrases a schema violation the way generated validators
+// and decoders do (expected string, found number; missing required member
+// "x"), so a person trying a tool here and a program calling it read the
+// same words. Kinds the runtime has no wording for keep the validator's.
+func runtimeWording(ptr string, e *jsonschema.OutputError) []mcpruntime.Violation {
+	one := func(msg string) []mcpruntime.Violation { return []mcpruntime.Violation{{Pointer: ptr, Message: msg}} }
+	chars := func(n int) string {
+		if n == 1 {
+			return "1 character"
+		}
+		return fmt.Sprintf("%d characters", n)
+	}
+	items := func(n int) string {
+		if n == 1 {
+			return "1 item"
+		}
+		return fmt.Sprintf("%d items", n)
+	}
+	num := func(r *big.Rat) string { return strings.TrimSuffix(r.FloatString(10), ".0000000000") }
+	switch k := e.Kind.(type) {
+	case *kind.Type:
+		return one("expected " + strings.Join(k.Want, " or ") + ", found " + k.Got)
+	case *kind.Required:
+		var vs []mcpruntime.Violation
+		for _, m := range k.Missing {
+			vs = append(vs, mcpruntime.Violation{Pointer: ptr, Message: "missing required member " + strconv.Quote(m)})
+		}
+		return vs
+	case *kind.AdditionalProperties:
+		var vs []mcpruntime.Violation
+		for _, m := range k.Properties {
+			vs = append(vs, mcpruntime.Violation{Pointer: ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(m), Message: "unknown member " + strconv.Quote(m) + " is not allowed"})
+		}
+		return vs
+	case *kind.Enum:
+		var lits []string
+		for _, w := range k.Want {
+			b, _ := json.Marshal(w)
+			lits = append(lits, string(b))
+		}
+		return one("must be one of " + strings.Join(lits, ", "))
+	case *kind.Const:
+		b, _ := json.Marshal(k.Want)
+		return one("must be " + string(b))
+	case *kind.MinLength:
+		return one("must be at least " + chars(k.Want) + " long")
+	case *kind.MaxLength:
+		return one("must be at most " + chars(k.Want) + " long")
+	case *kind.Pattern:
+		return one("must match the pattern " + strconv.Quote(k.Want))
+	case *kind.MinItems:
+		return one("must have at least " + items(k.Want))
+	case *kind.MaxItems:
+		return one("must have at most " + items(k.Want))
+	case *kind.Minimum:
+		return one("must be at least " + num(k.Want))
+	case *kind.Maximum:
+		return one("must be at most " + num(k.Want))
+	case *kind.ExclusiveMinimum:
+		return one("must be greater than " + num(k.Want))
+	case *kind.ExclusiveMaximum:
+		return one("must be less than " + num(k.Want))
+	case *kind.MultipleOf:
+		return one("must be a multiple of " + num(k.Want))
+	}
+	return one(e.String())
 }

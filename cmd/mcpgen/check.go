@@ -153,7 +153,9 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Error = err.Error()
 		return r
 	}
-	r.Changes = drift.Compare(old.Manifest, live)
+	if changes := drift.Compare(old.Manifest, live); len(changes) > 0 {
+		r.Changes = changes // else stays [], never null in JSON
+	}
 	r.Max = drift.Max(r.Changes)
 	if o.update && len(r.Changes) > 0 {
 		b, err := manifest.Encode(live)

@@ -28,6 +28,12 @@ servers:
 		t.Fatalf("unchanged server: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 
+	// No drift is an empty list in JSON, not null.
+	code, out, _ = mcpgen(t, "check", "--config", cfg, "--json")
+	if code != 0 || !strings.Contains(out, `"changes": []`) || strings.Contains(out, "null") {
+		t.Errorf("--json without drift: exit %d:\n%s", code, out)
+	}
+
 	writeConfig(t, dir, strings.ReplaceAll(cfgBody, "@MODE@", "drifted"))
 	code, out, errOut = mcpgen(t, "check", "--config", cfg)
 	if code != 1 {

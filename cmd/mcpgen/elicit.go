@@ -18,7 +18,9 @@ import (
 // a terminal library: enough to decide whether a person can answer.
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// /dev/null is a character device too: ask the terminal driver where
+	// the system has one (terminal_*.go).
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && ttyDriver(f)
 }
 
 // terminalElicitation answers a server's elicitation by asking the person

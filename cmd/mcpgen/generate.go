@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,16 +131,8 @@ func (o *generateOpts) units() ([]unit, error) {
 			return nil, usagef("no server %q in %s", id, o.config)
 		}
 	}
-	// Each server's package declares its own Client: two in one directory
-	// would not compile.
-	byDir := map[string]string{}
-	for _, s := range cfg.Servers {
-		if other, ok := byDir[s.OutDir()]; ok {
-			return nil, fmt.Errorf("%s: servers %q and %q both generate into %s; give each its own out", s.Pos, other, s.ID, s.Out)
-		}
-		byDir[s.OutDir()] = s.ID
-	}
 	var units []unit
+	var bad []error // every server's config mistakes, not only the first's
 	for _, s := range cfg.Servers {
 		if len(o.servers) > 0 && !slices.Contains(o.servers, s.ID) {
 			continue
@@ -147,6 +140,10 @@ func (o *generateOpts) units() ([]unit, error) {
 		data, err := os.ReadFile(s.ManifestPath())
 		if err != nil {
 			return nil, fmt.Errorf("server %q: %w (run mcpgen snapshot first)", s.ID, err)
+		}
+		if err := checkServerTools(s, data); err != nil {
+			bad = append(bad, err)
+			continue
 		}
 		u := unit{id: s.ID, dir: s.OutDir(), cfg: gen.Config{
 			Package: s.Package,
@@ -177,6 +174,9 @@ func (o *generateOpts) units() ([]unit, error) {
 			}
 		}
 		units = append(units, u)
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	return units, nil
 }
@@ -332,22 +332,48 @@ func checkUnit(e *env, u unit, files map[string][]byte) (int, error) {
 // named arg. A manifest that does not parse yields none here; Generate
 // reports its errors with positions.
 func toolsWithArg(data []byte, arg string) []string {
+	tools, _ := manifestTools(data)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		if slices.Contains(tools[name], arg) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// manifestTools maps each tool of a manifest to its input schema's
+// argument names; ok is false when the manifest does not parse (Generate
+// reports why, with positions).
+func manifestTools(data []byte) (tools map[string][]string, ok bool) {
 	f, err := manifest.Parse("", data)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	var out []string
+	tools = map[string][]string{}
 	for _, t := range f.Manifest.Tools {
 		var tool struct {
 			InputSchema struct {
 				Properties map[string]json.RawMessage `json:"properties"`
 			} `json:"inputSchema"`
 		}
-		if json.Unmarshal(t.Raw, &tool) == nil {
-			if _, ok := tool.InputSchema.Properties[arg]; ok {
-				out = append(out, t.Key)
-			}
-		}
+		_ = json.Unmarshal(t.Raw, &tool)
+		tools[t.Key] = slices.Sorted(maps.Keys(tool.InputSchema.Properties))
 	}
-	return out
+	return tools, true
+}
+
+// checkServerTools reports the config entries of s that name tools or
+// arguments its manifest lacks, positioned in the config file.
+func checkServerTools(s *config.Server, data []byte) error {
+	tools, ok := manifestTools(data)
+	if !ok {
+		return nil
+	}
+	f, _ := manifest.Parse("", data)
+	keys := map[string]bool{}
+	for _, e := range append(slices.Clone(f.Manifest.Resources), f.Manifest.ResourceTemplates...) {
+		keys[e.Key] = true
+	}
+	return errors.Join(s.CheckTools(tools), s.CheckResources(keys))
 }

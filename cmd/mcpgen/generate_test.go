@@ -175,7 +175,50 @@ servers:
     package: api
 `)
 	code, _, errOut := mcpgen(t, "generate", "--config", cfg)
-	if code != 1 || !strings.Contains(errOut, cfg+`:7:5: servers "a" and "b" both generate into api; give each its own out`) {
+	if code != 1 || !strings.Contains(errOut, cfg+`:7:5: servers "a" and "b" both generate into "api": one server per package (each declares its own Client, tool names and descriptors); give each its own out, say api/a and api/b, and import both`) {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestGenerateConfigNamesNoTool: config entries that name a tool or an
+// argument the manifest lacks are reported at their place in the config,
+// every one, with the program name once.
+func TestGenerateConfigNamesNoTool(t *testing.T) {
+	dir := t.TempDir()
+	snapshotTestServer(t, dir)
+	cfg := writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+    out: internal/crm
+    tools:
+      rename: {reed_graph: read_graph}
+      override:
+        nah: {inputSchema: {type: object}}
+    identity: {argument: caller_token}
+    gate: {tools: {nope: always}}
+    resources: {bind: {"crm://nope": {goName: Nope}}}
+`)
+	for _, cmd := range []string{"generate", "list"} {
+		code, _, errOut := mcpgen(t, cmd, "--config", cfg)
+		want := []string{
+			`mcpgen: ` + cfg + `:7:16: servers[0].tools.rename: "reed_graph" names no tool in mcp/crm.json (create_deal, `,
+			`mcpgen: ` + cfg + `:9:9: servers[0].tools.override: "nah" names no tool in mcp/crm.json (`,
+			`mcpgen: ` + cfg + `:10:26: servers[0].identity.argument: no tool of server "crm" takes argument "caller_token", so the caller's identity would never be sent (the tools' arguments: `,
+			`mcpgen: ` + cfg + `:11:20: servers[0].gate.tools: "nope" names no tool in mcp/crm.json (`,
+			`mcpgen: ` + cfg + `:12:24: servers[0].resources.bind: "crm://nope" names no resource or resource template in mcp/crm.json (a key is a resource uri exactly as the manifest lists it: `,
+		}
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != 1 || len(lines) != len(want) {
+			t.Fatalf("%s: exit %d, want 1 and %d lines:\n%s", cmd, code, len(want), errOut)
+		}
+		for i, w := range want {
+			if !strings.HasPrefix(lines[i], w) {
+				t.Errorf("%s: line %d:\n%s\nwant prefix\n%s", cmd, i+1, lines[i], w)
+			}
+		}
+		if strings.Contains(errOut, "mcpgen: mcpgen:") {
+			t.Errorf("%s: program name twice:\n%s", cmd, errOut)
+		}
 	}
 }

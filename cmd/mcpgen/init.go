@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "init",
 		summary: "scaffold a config, a go:generate file and a README in this module",
-		usage:   "mcpgen init --id NAME (--stdio 'CMD ARGS' | --http URL | --sse URL) [--out DIR] [--package NAME]",
+		usage:   "mcpgen init [--add] --id NAME (--stdio 'CMD ARGS' | --http URL | --sse URL) [--out DIR] [--package NAME]",
 		flags:   initFlags,
 	})
 }
@@ -48,6 +48,8 @@ var idPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 func initFlags(set *pflag.FlagSet) func(context.Context, *env) error {
 	p := &initParams{}
 	var stdio, httpURL, sseURL, gen string
+	var add bool
+	set.BoolVar(&add, "add", false, "add the server to the existing mcpgen.yaml instead of creating one")
 	set.StringVar(&p.ID, "id", "", "server id (lower case, Go-package-friendly)")
 	set.StringVar(&stdio, "stdio", "", "the server's command line (split like a shell)")
 	set.StringVar(&httpURL, "http", "", "the server's streamable HTTP endpoint")
@@ -110,9 +112,17 @@ func initFlags(set *pflag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return err
 		}
+		if add {
+			if files[0], err = addServer(p); err != nil {
+				return err
+			}
+		}
 		// Refuse before writing anything.
 		var exist []string
-		for _, f := range files {
+		for i, f := range files {
+			if add && i == 0 {
+				continue // the config, which --add extends
+			}
 			if _, err := os.Stat(f.path); err == nil {
 				exist = append(exist, f.path)
 			} else if !errors.Is(err, fs.ErrNotExist) {
@@ -120,17 +130,30 @@ func initFlags(set *pflag.FlagSet) func(context.Context, *env) error {
 			}
 		}
 		if len(exist) > 0 {
-			return fmt.Errorf("refusing to overwrite %s", strings.Join(exist, ", "))
+			hint := ""
+			if !add && exist[0] == p.Config {
+				hint = " (to add a server to it: mcpgen init --add)"
+			}
+			return fmt.Errorf("refusing to overwrite %s%s", strings.Join(exist, ", "), hint)
 		}
 		for _, f := range files {
 			if _, err := writeFile(filepath.FromSlash(f.path), f.data); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "wrote %s\n", f.path)
+			if add && f.path == p.Config {
+				fmt.Fprintf(e.stderr, "added server %q to %s\n", p.ID, f.path)
+			} else {
+				fmt.Fprintf(e.stderr, "wrote %s\n", f.path)
+			}
 		}
 		fmt.Fprintf(e.stderr, "next: mcpgen snapshot, then go generate ./%s/...\n", p.Out)
 		return nil
 	}
+}
+
+var initFuncs = template.FuncMap{
+	// yaml quotes a scalar: a JSON string is a valid YAML flow scalar.
+	"yaml": func(s string) string { b, _ := json.Marshal(s); return string(b) },
 }
 
 type scaffold struct {
@@ -139,17 +162,14 @@ type scaffold struct {
 }
 
 func renderInit(p *initParams) ([]scaffold, error) {
-	funcs := template.FuncMap{
-		// yaml quotes a scalar: a JSON string is a valid YAML flow scalar.
-		"yaml": func(s string) string { b, _ := json.Marshal(s); return string(b) },
-	}
+	funcs := initFuncs
 	var out []scaffold
 	for _, f := range []struct{ tmpl, path string }{
-		{"init/mcpgen.yaml.tmpl", p.Config},
+		{"init/mcpgen.yaml.tmpl", p.Config}, // includes server.yaml.tmpl
 		{"init/doc.go.tmpl", p.Out + "/doc.go"},
 		{"init/README.md.tmpl", p.Out + "/README.md"},
 	} {
-		t, err := template.New(path.Base(f.tmpl)).Funcs(funcs).ParseFS(templates.FS, f.tmpl)
+		t, err := template.New(path.Base(f.tmpl)).Funcs(funcs).ParseFS(templates.FS, f.tmpl, "init/server.yaml.tmpl")
 		if err != nil {
 			return nil, err
 		}
@@ -160,4 +180,41 @@ func renderInit(p *initParams) ([]scaffold, error) {
 		out = append(out, scaffold{path: f.path, data: b.Bytes()})
 	}
 	return out, nil
+}
+
+// addServer returns the existing config with p's server entry appended,
+// refusing (and so writing nothing) when the config does not load, already
+// has the id, or would not load with the entry added.
+func addServer(p *initParams) (scaffold, error) {
+	data, err := os.ReadFile(p.Config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return scaffold{}, fmt.Errorf("--add: no %s here to add to (run mcpgen init without --add to create it)", p.Config)
+	} else if err != nil {
+		return scaffold{}, err
+	}
+	cfg, err := config.Parse(p.Config, data)
+	if err != nil {
+		return scaffold{}, fmt.Errorf("--add: fix %s first:\n%w", p.Config, err)
+	}
+	for _, s := range cfg.Servers {
+		if s.ID == p.ID {
+			return scaffold{}, fmt.Errorf("--add: %s: server %q is already configured", s.Pos, p.ID)
+		}
+	}
+	t, err := template.New("server.yaml.tmpl").Funcs(initFuncs).ParseFS(templates.FS, "init/server.yaml.tmpl")
+	if err != nil {
+		return scaffold{}, err
+	}
+	var entry bytes.Buffer
+	if err := t.Execute(&entry, p); err != nil {
+		return scaffold{}, err
+	}
+	out, err := config.AppendServer(p.Config, data, entry.Bytes())
+	if err != nil {
+		return scaffold{}, fmt.Errorf("--add: %w", err)
+	}
+	if _, err := config.Parse(p.Config, out); err != nil {
+		return scaffold{}, fmt.Errorf("--add: %s with server %q added would not load:\n%w", p.Config, p.ID, err)
+	}
+	return scaffold{path: p.Config, data: out}, nil
 }

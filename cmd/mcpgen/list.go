@@ -134,6 +134,9 @@ func (o *listOpts) listings(ctx context.Context, args []string) ([]listing, erro
 		} else if data, err = os.ReadFile(s.ManifestPath()); err != nil {
 			err = fmt.Errorf("server %q: %w (run mcpgen snapshot first, or use --live)", s.ID, err)
 		}
+		if err == nil {
+			err = checkServerTools(s, data)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -191,9 +194,11 @@ func describe(c gen.Config, title string) (listing, error) {
 
 // writeListings prints each server's tools: the wire name, the Client
 // method's signature, the hints and the identity argument. A hint the
-// server did not send shows its default, marked with *.
+// server did not send shows its default, marked with *, except the
+// destructive and idempotent hints of a read-only tool, which do not apply
+// (n/a).
 func writeListings(w io.Writer, ls []listing) {
-	defaults := false
+	defaults, notApplicable := false, false
 	for i, l := range ls {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -212,6 +217,13 @@ func writeListings(w io.Writer, ls []listing) {
 			fmt.Fprintf(w, "  %-*s  %s(ctx, %s) → %s\n", width, t.Name, t.GoName, t.InputType, out)
 			a := t.Annotations
 			hint := func(name string, member string, v bool) string {
+				// The destructive and idempotent hints, and so their
+				// defaults, mean something only for a tool that is not
+				// read-only.
+				if a.ReadOnly && member != "readOnlyHint" && member != "openWorldHint" && slices.Contains(a.Defaulted, member) {
+					notApplicable = true
+					return name + ": n/a"
+				}
 				s := name + ": no"
 				if v {
 					s = name + ": yes"
@@ -233,8 +245,13 @@ func writeListings(w io.Writer, ls []listing) {
 			}
 		}
 	}
-	if defaults {
+	if defaults || notApplicable {
 		fmt.Fprintln(w)
+	}
+	if defaults {
 		fmt.Fprintln(w, "* not sent by the server: the specification's default")
+	}
+	if notApplicable {
+		fmt.Fprintln(w, "n/a: not sent, and meaningful only for a tool that is not read-only")
 	}
 }

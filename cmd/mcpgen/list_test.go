@@ -132,3 +132,27 @@ func TestListUsage(t *testing.T) {
 		t.Errorf("malformed manifest: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestListReadOnlyDefaults: the destructive and idempotent defaults do not
+// apply to a read-only tool, so they are not shown as if they did.
+func TestListReadOnlyDefaults(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tools.json")
+	os.WriteFile(p, []byte(`{"tools":[{"name":"peek","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},`+
+		`{"name":"poke","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"destructiveHint":true}}]}`), 0o644)
+	code, out, errOut := mcpgen(t, "list", "--manifest", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"read-only: yes  destructive: n/a  idempotent: n/a  open-world: yes*\n",
+		"read-only: yes  destructive: yes  idempotent: n/a  open-world: yes*\n", // what the server sent is shown
+		"\nn/a: not sent, and meaningful only for a tool that is not read-only\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("listing lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "destructive: yes*") {
+		t.Errorf("a read-only tool shows the destructive default:\n%s", out)
+	}
+}

@@ -75,11 +75,13 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the crm server's tools with typed inputs and outputs. Every
-// call goes through one Caller, so a sequence of calls shares its session. It
-// is safe for concurrent use if the Caller is.
+// Client calls the crm server's tools with typed inputs and outputs, and reads
+// its resources and prompts. Every call and read goes through one Caller, so a
+// sequence of them shares its session, and with the options given to NewClient
+// (identity, timeout). It is safe for concurrent use if the Caller is.
 type Client struct {
 	caller             mcpruntime.Caller
+	opts               []mcpruntime.Option
 	toolExportContacts *mcpruntime.Tool[ExportContactsInput, mcpruntime.NoOutput]
 	toolExportPipeline *mcpruntime.Tool[ExportPipelineInput, mcpruntime.NoOutput]
 	toolGetContact     *mcpruntime.Tool[GetContactInput, GetContactOutput]
@@ -91,10 +93,13 @@ type Client struct {
 }
 
 // NewClient returns a Client over c; opts apply to every tool (per-call
-// timeout, identity, gate). It never touches the network.
+// timeout, identity, gate) and, those that make sense for them (timeout,
+// identity, server name), to every resource read and prompt get. It never
+// touches the network.
 func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	return &Client{
 		caller:             c,
+		opts:               opts,
 		toolExportContacts: NewExportContacts(c, opts...),
 		toolExportPipeline: NewExportPipeline(c, opts...),
 		toolGetContact:     NewGetContact(c, opts...),
@@ -127,6 +132,19 @@ func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 		invokers = append(invokers, t)
 	}
 	return mcpruntime.NewToolset(invokers...)
+}
+
+// ReadLink reads the resource a link in a tool result points to (see the
+// <Tool>Links methods), with the Client's options; opts come after them. With
+// mcpruntime.Refresh, an expired link of an idempotent tool is refreshed by
+// calling the tool once more.
+func (c *Client) ReadLink(ctx context.Context, l mcpruntime.ResourceLink, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return mcpruntime.ReadLink(ctx, c.caller, l, c.readOptions(opts)...)
+}
+
+// readOptions puts the Client's options that apply to reads before opts.
+func (c *Client) readOptions(opts []mcpruntime.ReadOption) []mcpruntime.ReadOption {
+	return append([]mcpruntime.ReadOption{mcpruntime.WithToolOptions(c.opts...)}, opts...)
 }
 
 func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
@@ -373,9 +391,41 @@ func (c *Client) ExportContacts(ctx context.Context, in ExportContactsInput) (*m
 	return c.toolExportContacts.Call(ctx, in)
 }
 
+// ResumeExportContacts makes the "export_contacts" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeExportContacts(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolExportContacts.Resume(ctx, id)
+}
+
+// ExportContactsLinks returns the resource links in res, the result of
+// ExportContacts for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) ExportContactsLinks(in ExportContactsInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolExportContacts, in, res)
+}
+
 // ExportPipeline calls the "export_pipeline" tool (see NewExportPipeline).
 func (c *Client) ExportPipeline(ctx context.Context, in ExportPipelineInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolExportPipeline.Call(ctx, in)
+}
+
+// ResumeExportPipeline makes the "export_pipeline" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeExportPipeline(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolExportPipeline.Resume(ctx, id)
+}
+
+// ExportPipelineLinks returns the resource links in res, the result of
+// ExportPipeline for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) ExportPipelineLinks(in ExportPipelineInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolExportPipeline, in, res)
 }
 
 // GetContact calls the "get_contact" tool (see NewGetContact).
@@ -383,9 +433,40 @@ func (c *Client) GetContact(ctx context.Context, in GetContactInput) (*mcpruntim
 	return c.toolGetContact.Call(ctx, in)
 }
 
+// ResumeGetContact makes the "get_contact" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetContact(ctx context.Context, id string) (*mcpruntime.TypedResult[GetContactOutput], error) {
+	return c.toolGetContact.Resume(ctx, id)
+}
+
+// GetContactLinks returns the resource links in res, the result of GetContact
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
+func (c *Client) GetContactLinks(in GetContactInput, res *mcpruntime.TypedResult[GetContactOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetContact, in, res)
+}
+
 // GetDeal calls the "get_deal" tool (see NewGetDeal).
 func (c *Client) GetDeal(ctx context.Context, in GetDealInput) (*mcpruntime.TypedResult[GetDealOutput], error) {
 	return c.toolGetDeal.Call(ctx, in)
+}
+
+// ResumeGetDeal makes the "get_deal" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// returned), and the call runs exactly once however often it is resumed. It
+// must run as the principal that made the call.
+func (c *Client) ResumeGetDeal(ctx context.Context, id string) (*mcpruntime.TypedResult[GetDealOutput], error) {
+	return c.toolGetDeal.Resume(ctx, id)
+}
+
+// GetDealLinks returns the resource links in res, the result of GetDeal for
+// in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
+func (c *Client) GetDealLinks(in GetDealInput, res *mcpruntime.TypedResult[GetDealOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetDeal, in, res)
 }
 
 // PipelineChart calls the "pipeline_chart" tool (see NewPipelineChart).
@@ -393,9 +474,41 @@ func (c *Client) PipelineChart(ctx context.Context, in PipelineChartInput) (*mcp
 	return c.toolPipelineChart.Call(ctx, in)
 }
 
+// ResumePipelineChart makes the "pipeline_chart" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumePipelineChart(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolPipelineChart.Resume(ctx, id)
+}
+
+// PipelineChartLinks returns the resource links in res, the result of
+// PipelineChart for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) PipelineChartLinks(in PipelineChartInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolPipelineChart, in, res)
+}
+
 // SearchDeals calls the "search_deals" tool (see NewSearchDeals).
 func (c *Client) SearchDeals(ctx context.Context, in SearchDealsInput) (*mcpruntime.TypedResult[SearchDealsOutput], error) {
 	return c.toolSearchDeals.Call(ctx, in)
+}
+
+// ResumeSearchDeals makes the "search_deals" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeSearchDeals(ctx context.Context, id string) (*mcpruntime.TypedResult[SearchDealsOutput], error) {
+	return c.toolSearchDeals.Resume(ctx, id)
+}
+
+// SearchDealsLinks returns the resource links in res, the result of
+// SearchDeals for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) SearchDealsLinks(in SearchDealsInput, res *mcpruntime.TypedResult[SearchDealsOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolSearchDeals, in, res)
 }
 
 // SendEmail calls the "send_email" tool (see NewSendEmail).
@@ -403,9 +516,40 @@ func (c *Client) SendEmail(ctx context.Context, in SendEmailInput) (*mcpruntime.
 	return c.toolSendEmail.Call(ctx, in)
 }
 
+// ResumeSendEmail makes the "send_email" call that a gate held, once approved:
+// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// returned), and the call runs exactly once however often it is resumed. It
+// must run as the principal that made the call.
+func (c *Client) ResumeSendEmail(ctx context.Context, id string) (*mcpruntime.TypedResult[SendEmailOutput], error) {
+	return c.toolSendEmail.Resume(ctx, id)
+}
+
+// SendEmailLinks returns the resource links in res, the result of SendEmail
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
+func (c *Client) SendEmailLinks(in SendEmailInput, res *mcpruntime.TypedResult[SendEmailOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolSendEmail, in, res)
+}
+
 // UpdateDeal calls the "update_deal" tool (see NewUpdateDeal).
 func (c *Client) UpdateDeal(ctx context.Context, in UpdateDealInput) (*mcpruntime.TypedResult[UpdateDealOutput], error) {
 	return c.toolUpdateDeal.Call(ctx, in)
+}
+
+// ResumeUpdateDeal makes the "update_deal" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeUpdateDeal(ctx context.Context, id string) (*mcpruntime.TypedResult[UpdateDealOutput], error) {
+	return c.toolUpdateDeal.Resume(ctx, id)
+}
+
+// UpdateDealLinks returns the resource links in res, the result of UpdateDeal
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
+func (c *Client) UpdateDealLinks(in UpdateDealInput, res *mcpruntime.TypedResult[UpdateDealOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolUpdateDeal, in, res)
 }
 
 // GateOptions returns the approval policy configured for the crm server, for
@@ -1888,6 +2032,13 @@ func ReadPipelineChart(ctx context.Context, c mcpruntime.Caller, opts ...mcprunt
 	return mcpruntime.ReadResource(ctx, c, PipelineChartResource, opts...)
 }
 
+// ReadPipelineChart reads the "pipeline-chart" resource as the package-level
+// ReadPipelineChart does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadPipelineChart(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadPipelineChart(ctx, c.caller, c.readOptions(opts)...)
+}
+
 // PipelineResource describes the "pipeline" resource (crm://pipeline).
 var PipelineResource = &mcpruntime.ResourceDescriptor{
 	Description: "Deal count and value per stage.",
@@ -1906,6 +2057,13 @@ var PipelineResource = &mcpruntime.ResourceDescriptor{
 // Deal count and value per stage.
 func ReadPipeline(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadResource(ctx, c, PipelineResource, opts...)
+}
+
+// ReadPipeline reads the "pipeline" resource as the package-level ReadPipeline
+// does, through the Client's Caller and with the Client's options before opts,
+// so an identity given to NewClient reaches the read.
+func (c *Client) ReadPipeline(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadPipeline(ctx, c.caller, c.readOptions(opts)...)
 }
 
 // DealContractResource describes the "deal-contract" resource template
@@ -1930,6 +2088,14 @@ var DealContractResource = &mcpruntime.ResourceDescriptor{
 // The contract text of a deal.
 func ReadDealContract(ctx context.Context, c mcpruntime.Caller, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadTemplate(ctx, c, DealContractResource, mcpruntime.TemplateVars{"deal_id": dealID}, opts...)
+}
+
+// ReadDealContract reads the "deal-contract" resource template as the
+// package-level ReadDealContract does, through the Client's Caller and with
+// the Client's options before opts, so an identity given to NewClient reaches
+// the read.
+func (c *Client) ReadDealContract(ctx context.Context, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadDealContract(ctx, c.caller, dealID, c.readOptions(opts)...)
 }
 
 // DealSummaryResource describes the "deal-summary" resource template
@@ -1959,6 +2125,14 @@ func ReadDealSummary(ctx context.Context, c mcpruntime.Caller, dealID string, op
 		return nil, err
 	}
 	return mcpruntime.DecodeResource(res, DealSummaryResource, DecodeDealSummaryContent)
+}
+
+// ReadDealSummary reads the "deal-summary" resource template as the
+// package-level ReadDealSummary does, through the Client's Caller and with the
+// Client's options before opts, so an identity given to NewClient reaches the
+// read.
+func (c *Client) ReadDealSummary(ctx context.Context, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.TypedResource[DealSummaryContent], error) {
+	return ReadDealSummary(ctx, c.caller, dealID, c.readOptions(opts)...)
 }
 
 // DealReviewPrompt describes the "deal_review" prompt.
@@ -1997,6 +2171,13 @@ func GetDealReviewPrompt(ctx context.Context, c mcpruntime.Caller, dealID string
 	return mcpruntime.GetPrompt(ctx, c, DealReviewPrompt, args, opts...)
 }
 
+// GetDealReviewPrompt gets the "deal_review" prompt as the package-level
+// GetDealReviewPrompt does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the get.
+func (c *Client) GetDealReviewPrompt(ctx context.Context, dealID string, focus *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetDealReviewPrompt(ctx, c.caller, dealID, focus, c.readOptions(opts)...)
+}
+
 // FollowUpPrompt describes the "follow_up" prompt.
 var FollowUpPrompt = &mcpruntime.PromptDescriptor{
 	Arguments: []mcpruntime.PromptArgument{
@@ -2031,6 +2212,13 @@ func GetFollowUpPrompt(ctx context.Context, c mcpruntime.Caller, dealID string, 
 		args["tone"] = *tone
 	}
 	return mcpruntime.GetPrompt(ctx, c, FollowUpPrompt, args, opts...)
+}
+
+// GetFollowUpPrompt gets the "follow_up" prompt as the package-level
+// GetFollowUpPrompt does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the get.
+func (c *Client) GetFollowUpPrompt(ctx context.Context, dealID string, tone *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetFollowUpPrompt(ctx, c.caller, dealID, tone, c.readOptions(opts)...)
 }
 
 // PipelineChartReaderDescriptor describes the "pipeline-chart" resource as a

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/example/crmapi"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -62,5 +63,51 @@ func TestManagerWithGeneratedBindings(t *testing.T) {
 	var pe *manager.PreflightError
 	if !errors.As(err, &pe) {
 		t.Errorf("another agent: want a preflight error, got %v", err)
+	}
+}
+
+// TestManagerCallerReads: a connection from the manager reads resources
+// and gets prompts, through the generated Client and package accessors.
+func TestManagerCallerReads(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("PATH", filepath.Dir(serverBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	policy := manager.Policy{StdioCommands: []string{filepath.Base(serverBin)}}
+	reg := manager.NewRegistry(manager.NewMemoryServerStore(), policy)
+	if _, err := reg.Save(ctx, manager.ServerConfig{
+		ID:            "crm",
+		Transport:     manager.Transport{Kind: manager.TransportStdio, Command: filepath.Base(serverBin)},
+		AllowedAgents: []string{"sales-assistant"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m := manager.NewManager(reg, mcpgo.NewConnector(policy))
+	defer m.CloseAll()
+	c, err := m.Caller(ctx, "sales-assistant", "crm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(mcpruntime.ResourceReader); !ok {
+		t.Error("Manager.Caller is not a ResourceReader")
+	}
+	if _, ok := c.(mcpruntime.PromptGetter); !ok {
+		t.Error("Manager.Caller is not a PromptGetter")
+	}
+	crm := crmapi.NewClient(c)
+	p, err := crm.ReadPipeline(ctx)
+	if text, _ := p.Text(); err != nil || !strings.Contains(text, "lead") {
+		t.Errorf("ReadPipeline over the manager: %v %q", err, text)
+	}
+	k, err := crmapi.ReadDealContract(ctx, c, "D-2001")
+	if text, _ := k.Text(); err != nil || !strings.HasPrefix(text, "# Contract D-2001") {
+		t.Errorf("ReadDealContract over the manager: %v %q", err, text)
+	}
+	f, err := crm.GetFollowUpPrompt(ctx, "D-2001", nil)
+	if err != nil || len(f.Messages) == 0 {
+		t.Errorf("GetFollowUpPrompt over the manager: %v %+v", err, f)
+	}
+	// An answer from the server (no such deal) is its error, not retried
+	// as a lost connection.
+	if _, err := crmapi.ReadDealContract(ctx, c, "D-0000"); err == nil || strings.Contains(err.Error(), "attempts") {
+		t.Errorf("a missing deal's contract: %v", err)
 	}
 }

@@ -87,11 +87,14 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the everything server's tools with typed inputs and outputs.
-// Every call goes through one Caller, so a sequence of calls shares its
-// session. It is safe for concurrent use if the Caller is.
+// Client calls the everything server's tools with typed inputs and outputs,
+// and reads its resources and prompts. Every call and read goes through one
+// Caller, so a sequence of them shares its session, and with the options given
+// to NewClient (identity, timeout). It is safe for concurrent use if the
+// Caller is.
 type Client struct {
 	caller                          mcpruntime.Caller
+	opts                            []mcpruntime.Option
 	toolEcho                        *mcpruntime.Tool[EchoInput, mcpruntime.NoOutput]
 	toolGetAnnotatedMessage         *mcpruntime.Tool[GetAnnotatedMessageInput, mcpruntime.NoOutput]
 	toolGetEnv                      *mcpruntime.Tool[GetEnvInput, mcpruntime.NoOutput]
@@ -112,10 +115,13 @@ type Client struct {
 }
 
 // NewClient returns a Client over c; opts apply to every tool (per-call
-// timeout, identity, gate). It never touches the network.
+// timeout, identity, gate) and, those that make sense for them (timeout,
+// identity, server name), to every resource read and prompt get. It never
+// touches the network.
 func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	return &Client{
 		caller:                          c,
+		opts:                            opts,
 		toolEcho:                        NewEcho(c, opts...),
 		toolGetAnnotatedMessage:         NewGetAnnotatedMessage(c, opts...),
 		toolGetEnv:                      NewGetEnv(c, opts...),
@@ -157,6 +163,19 @@ func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 		invokers = append(invokers, t)
 	}
 	return mcpruntime.NewToolset(invokers...)
+}
+
+// ReadLink reads the resource a link in a tool result points to (see the
+// <Tool>Links methods), with the Client's options; opts come after them. With
+// mcpruntime.Refresh, an expired link of an idempotent tool is refreshed by
+// calling the tool once more.
+func (c *Client) ReadLink(ctx context.Context, l mcpruntime.ResourceLink, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return mcpruntime.ReadLink(ctx, c.caller, l, c.readOptions(opts)...)
+}
+
+// readOptions puts the Client's options that apply to reads before opts.
+func (c *Client) readOptions(opts []mcpruntime.ReadOption) []mcpruntime.ReadOption {
+	return append([]mcpruntime.ReadOption{mcpruntime.WithToolOptions(c.opts...)}, opts...)
 }
 
 func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
@@ -633,15 +652,61 @@ func (c *Client) Echo(ctx context.Context, in EchoInput) (*mcpruntime.TypedResul
 	return c.toolEcho.Call(ctx, in)
 }
 
+// ResumeEcho makes the "echo" call that a gate held, once approved: id is the
+// approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// returned), and the call runs exactly once however often it is resumed. It
+// must run as the principal that made the call.
+func (c *Client) ResumeEcho(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolEcho.Resume(ctx, id)
+}
+
+// EchoLinks returns the resource links in res, the result of Echo for in, for
+// ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
+func (c *Client) EchoLinks(in EchoInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolEcho, in, res)
+}
+
 // GetAnnotatedMessage calls the "get-annotated-message" tool (see
 // NewGetAnnotatedMessage).
 func (c *Client) GetAnnotatedMessage(ctx context.Context, in GetAnnotatedMessageInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetAnnotatedMessage.Call(ctx, in)
 }
 
+// ResumeGetAnnotatedMessage makes the "get-annotated-message" call that a gate
+// held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetAnnotatedMessage(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetAnnotatedMessage.Resume(ctx, id)
+}
+
+// GetAnnotatedMessageLinks returns the resource links in res, the result of
+// GetAnnotatedMessage for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) GetAnnotatedMessageLinks(in GetAnnotatedMessageInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetAnnotatedMessage, in, res)
+}
+
 // GetEnv calls the "get-env" tool (see NewGetEnv).
 func (c *Client) GetEnv(ctx context.Context, in GetEnvInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetEnv.Call(ctx, in)
+}
+
+// ResumeGetEnv makes the "get-env" call that a gate held, once approved: id is
+// the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// returned), and the call runs exactly once however often it is resumed. It
+// must run as the principal that made the call.
+func (c *Client) ResumeGetEnv(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetEnv.Resume(ctx, id)
+}
+
+// GetEnvLinks returns the resource links in res, the result of GetEnv for in,
+// for ReadLink: each remembers the call, so an expired link can be refreshed
+// by making it again.
+func (c *Client) GetEnvLinks(in GetEnvInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetEnv, in, res)
 }
 
 // GetResourceLinks calls the "get-resource-links" tool (see
@@ -650,15 +715,63 @@ func (c *Client) GetResourceLinks(ctx context.Context, in GetResourceLinksInput)
 	return c.toolGetResourceLinks.Call(ctx, in)
 }
 
+// ResumeGetResourceLinks makes the "get-resource-links" call that a gate held,
+// once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetResourceLinks(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetResourceLinks.Resume(ctx, id)
+}
+
+// GetResourceLinksLinks returns the resource links in res, the result of
+// GetResourceLinks for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) GetResourceLinksLinks(in GetResourceLinksInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetResourceLinks, in, res)
+}
+
 // GetResourceReference calls the "get-resource-reference" tool (see
 // NewGetResourceReference).
 func (c *Client) GetResourceReference(ctx context.Context, in GetResourceReferenceInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetResourceReference.Call(ctx, in)
 }
 
+// ResumeGetResourceReference makes the "get-resource-reference" call that a
+// gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetResourceReference(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetResourceReference.Resume(ctx, id)
+}
+
+// GetResourceReferenceLinks returns the resource links in res, the result of
+// GetResourceReference for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) GetResourceReferenceLinks(in GetResourceReferenceInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetResourceReference, in, res)
+}
+
 // GetRootsList calls the "get-roots-list" tool (see NewGetRootsList).
 func (c *Client) GetRootsList(ctx context.Context, in GetRootsListInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetRootsList.Call(ctx, in)
+}
+
+// ResumeGetRootsList makes the "get-roots-list" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetRootsList(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetRootsList.Resume(ctx, id)
+}
+
+// GetRootsListLinks returns the resource links in res, the result of
+// GetRootsList for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) GetRootsListLinks(in GetRootsListInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetRootsList, in, res)
 }
 
 // GetStructuredContent calls the "get-structured-content" tool (see
@@ -667,14 +780,61 @@ func (c *Client) GetStructuredContent(ctx context.Context, in GetStructuredConte
 	return c.toolGetStructuredContent.Call(ctx, in)
 }
 
+// ResumeGetStructuredContent makes the "get-structured-content" call that a
+// gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetStructuredContent(ctx context.Context, id string) (*mcpruntime.TypedResult[GetStructuredContentOutput], error) {
+	return c.toolGetStructuredContent.Resume(ctx, id)
+}
+
+// GetStructuredContentLinks returns the resource links in res, the result of
+// GetStructuredContent for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) GetStructuredContentLinks(in GetStructuredContentInput, res *mcpruntime.TypedResult[GetStructuredContentOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetStructuredContent, in, res)
+}
+
 // GetSum calls the "get-sum" tool (see NewGetSum).
 func (c *Client) GetSum(ctx context.Context, in GetSumInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetSum.Call(ctx, in)
 }
 
+// ResumeGetSum makes the "get-sum" call that a gate held, once approved: id is
+// the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// returned), and the call runs exactly once however often it is resumed. It
+// must run as the principal that made the call.
+func (c *Client) ResumeGetSum(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetSum.Resume(ctx, id)
+}
+
+// GetSumLinks returns the resource links in res, the result of GetSum for in,
+// for ReadLink: each remembers the call, so an expired link can be refreshed
+// by making it again.
+func (c *Client) GetSumLinks(in GetSumInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetSum, in, res)
+}
+
 // GetTinyImage calls the "get-tiny-image" tool (see NewGetTinyImage).
 func (c *Client) GetTinyImage(ctx context.Context, in GetTinyImageInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetTinyImage.Call(ctx, in)
+}
+
+// ResumeGetTinyImage makes the "get-tiny-image" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGetTinyImage(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGetTinyImage.Resume(ctx, id)
+}
+
+// GetTinyImageLinks returns the resource links in res, the result of
+// GetTinyImage for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) GetTinyImageLinks(in GetTinyImageInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGetTinyImage, in, res)
 }
 
 // GzipFileAsResource calls the "gzip-file-as-resource" tool (see
@@ -683,10 +843,42 @@ func (c *Client) GzipFileAsResource(ctx context.Context, in GzipFileAsResourceIn
 	return c.toolGzipFileAsResource.Call(ctx, in)
 }
 
+// ResumeGzipFileAsResource makes the "gzip-file-as-resource" call that a gate
+// held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeGzipFileAsResource(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolGzipFileAsResource.Resume(ctx, id)
+}
+
+// GzipFileAsResourceLinks returns the resource links in res, the result of
+// GzipFileAsResource for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) GzipFileAsResourceLinks(in GzipFileAsResourceInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolGzipFileAsResource, in, res)
+}
+
 // SimulateResearchQuery calls the "simulate-research-query" tool (see
 // NewSimulateResearchQuery).
 func (c *Client) SimulateResearchQuery(ctx context.Context, in SimulateResearchQueryInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSimulateResearchQuery.Call(ctx, in)
+}
+
+// ResumeSimulateResearchQuery makes the "simulate-research-query" call that a
+// gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeSimulateResearchQuery(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolSimulateResearchQuery.Resume(ctx, id)
+}
+
+// SimulateResearchQueryLinks returns the resource links in res, the result of
+// SimulateResearchQuery for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) SimulateResearchQueryLinks(in SimulateResearchQueryInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolSimulateResearchQuery, in, res)
 }
 
 // ToggleSimulatedLogging calls the "toggle-simulated-logging" tool (see
@@ -695,10 +887,42 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context, in ToggleSimulatedL
 	return c.toolToggleSimulatedLogging.Call(ctx, in)
 }
 
+// ResumeToggleSimulatedLogging makes the "toggle-simulated-logging" call that
+// a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeToggleSimulatedLogging(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolToggleSimulatedLogging.Resume(ctx, id)
+}
+
+// ToggleSimulatedLoggingLinks returns the resource links in res, the result of
+// ToggleSimulatedLogging for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) ToggleSimulatedLoggingLinks(in ToggleSimulatedLoggingInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolToggleSimulatedLogging, in, res)
+}
+
 // ToggleSubscriberUpdates calls the "toggle-subscriber-updates" tool (see
 // NewToggleSubscriberUpdates).
 func (c *Client) ToggleSubscriberUpdates(ctx context.Context, in ToggleSubscriberUpdatesInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolToggleSubscriberUpdates.Call(ctx, in)
+}
+
+// ResumeToggleSubscriberUpdates makes the "toggle-subscriber-updates" call
+// that a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeToggleSubscriberUpdates(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolToggleSubscriberUpdates.Resume(ctx, id)
+}
+
+// ToggleSubscriberUpdatesLinks returns the resource links in res, the result
+// of ToggleSubscriberUpdates for in, for ReadLink: each remembers the call, so
+// an expired link can be refreshed by making it again.
+func (c *Client) ToggleSubscriberUpdatesLinks(in ToggleSubscriberUpdatesInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolToggleSubscriberUpdates, in, res)
 }
 
 // TriggerElicitationRequest calls the "trigger-elicitation-request" tool (see
@@ -707,10 +931,42 @@ func (c *Client) TriggerElicitationRequest(ctx context.Context, in TriggerElicit
 	return c.toolTriggerElicitationRequest.Call(ctx, in)
 }
 
+// ResumeTriggerElicitationRequest makes the "trigger-elicitation-request" call
+// that a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeTriggerElicitationRequest(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerElicitationRequest.Resume(ctx, id)
+}
+
+// TriggerElicitationRequestLinks returns the resource links in res, the result
+// of TriggerElicitationRequest for in, for ReadLink: each remembers the call,
+// so an expired link can be refreshed by making it again.
+func (c *Client) TriggerElicitationRequestLinks(in TriggerElicitationRequestInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolTriggerElicitationRequest, in, res)
+}
+
 // TriggerLongRunningOperation calls the "trigger-long-running-operation" tool
 // (see NewTriggerLongRunningOperation).
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, in TriggerLongRunningOperationInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolTriggerLongRunningOperation.Call(ctx, in)
+}
+
+// ResumeTriggerLongRunningOperation makes the "trigger-long-running-operation"
+// call that a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeTriggerLongRunningOperation(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerLongRunningOperation.Resume(ctx, id)
+}
+
+// TriggerLongRunningOperationLinks returns the resource links in res, the
+// result of TriggerLongRunningOperation for in, for ReadLink: each remembers
+// the call, so an expired link can be refreshed by making it again.
+func (c *Client) TriggerLongRunningOperationLinks(in TriggerLongRunningOperationInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolTriggerLongRunningOperation, in, res)
 }
 
 // TriggerSamplingRequest calls the "trigger-sampling-request" tool (see
@@ -719,10 +975,42 @@ func (c *Client) TriggerSamplingRequest(ctx context.Context, in TriggerSamplingR
 	return c.toolTriggerSamplingRequest.Call(ctx, in)
 }
 
+// ResumeTriggerSamplingRequest makes the "trigger-sampling-request" call that
+// a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeTriggerSamplingRequest(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerSamplingRequest.Resume(ctx, id)
+}
+
+// TriggerSamplingRequestLinks returns the resource links in res, the result of
+// TriggerSamplingRequest for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) TriggerSamplingRequestLinks(in TriggerSamplingRequestInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolTriggerSamplingRequest, in, res)
+}
+
 // TriggerURLElicitation calls the "trigger-url-elicitation" tool (see
 // NewTriggerURLElicitation).
 func (c *Client) TriggerURLElicitation(ctx context.Context, in TriggerURLElicitationInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolTriggerURLElicitation.Call(ctx, in)
+}
+
+// ResumeTriggerURLElicitation makes the "trigger-url-elicitation" call that a
+// gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeTriggerURLElicitation(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolTriggerURLElicitation.Resume(ctx, id)
+}
+
+// TriggerURLElicitationLinks returns the resource links in res, the result of
+// TriggerURLElicitation for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) TriggerURLElicitationLinks(in TriggerURLElicitationInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolTriggerURLElicitation, in, res)
 }
 
 // EchoInput is the input (arguments) of the "echo" tool.
@@ -2073,6 +2361,13 @@ func ReadArchitectureMd(ctx context.Context, c mcpruntime.Caller, opts ...mcprun
 	return mcpruntime.ReadResource(ctx, c, ArchitectureMdResource, opts...)
 }
 
+// ReadArchitectureMd reads the "architecture.md" resource as the package-level
+// ReadArchitectureMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadArchitectureMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadArchitectureMd(ctx, c.caller, c.readOptions(opts)...)
+}
+
 // ExtensionMdResource describes the "extension.md" resource
 // (demo://resource/static/document/extension.md).
 var ExtensionMdResource = &mcpruntime.ResourceDescriptor{
@@ -2093,6 +2388,13 @@ var ExtensionMdResource = &mcpruntime.ResourceDescriptor{
 // Static document file exposed from /docs: extension.md
 func ReadExtensionMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadResource(ctx, c, ExtensionMdResource, opts...)
+}
+
+// ReadExtensionMd reads the "extension.md" resource as the package-level
+// ReadExtensionMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadExtensionMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadExtensionMd(ctx, c.caller, c.readOptions(opts)...)
 }
 
 // FeaturesMdResource describes the "features.md" resource
@@ -2117,6 +2419,13 @@ func ReadFeaturesMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime
 	return mcpruntime.ReadResource(ctx, c, FeaturesMdResource, opts...)
 }
 
+// ReadFeaturesMd reads the "features.md" resource as the package-level
+// ReadFeaturesMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadFeaturesMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadFeaturesMd(ctx, c.caller, c.readOptions(opts)...)
+}
+
 // HowItWorksMdResource describes the "how-it-works.md" resource
 // (demo://resource/static/document/how-it-works.md).
 var HowItWorksMdResource = &mcpruntime.ResourceDescriptor{
@@ -2137,6 +2446,13 @@ var HowItWorksMdResource = &mcpruntime.ResourceDescriptor{
 // Static document file exposed from /docs: how-it-works.md
 func ReadHowItWorksMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadResource(ctx, c, HowItWorksMdResource, opts...)
+}
+
+// ReadHowItWorksMd reads the "how-it-works.md" resource as the package-level
+// ReadHowItWorksMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadHowItWorksMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadHowItWorksMd(ctx, c.caller, c.readOptions(opts)...)
 }
 
 // InstructionsMdResource describes the "instructions.md" resource
@@ -2161,6 +2477,13 @@ func ReadInstructionsMd(ctx context.Context, c mcpruntime.Caller, opts ...mcprun
 	return mcpruntime.ReadResource(ctx, c, InstructionsMdResource, opts...)
 }
 
+// ReadInstructionsMd reads the "instructions.md" resource as the package-level
+// ReadInstructionsMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadInstructionsMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadInstructionsMd(ctx, c.caller, c.readOptions(opts)...)
+}
+
 // StartupMdResource describes the "startup.md" resource
 // (demo://resource/static/document/startup.md).
 var StartupMdResource = &mcpruntime.ResourceDescriptor{
@@ -2181,6 +2504,13 @@ var StartupMdResource = &mcpruntime.ResourceDescriptor{
 // Static document file exposed from /docs: startup.md
 func ReadStartupMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadResource(ctx, c, StartupMdResource, opts...)
+}
+
+// ReadStartupMd reads the "startup.md" resource as the package-level
+// ReadStartupMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadStartupMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadStartupMd(ctx, c.caller, c.readOptions(opts)...)
 }
 
 // StructureMdResource describes the "structure.md" resource
@@ -2205,9 +2535,16 @@ func ReadStructureMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntim
 	return mcpruntime.ReadResource(ctx, c, StructureMdResource, opts...)
 }
 
-// DynamicBlobResourceResource describes the "Dynamic Blob Resource" resource
-// template (demo://resource/dynamic/blob/{resourceId}).
-var DynamicBlobResourceResource = &mcpruntime.ResourceDescriptor{
+// ReadStructureMd reads the "structure.md" resource as the package-level
+// ReadStructureMd does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the read.
+func (c *Client) ReadStructureMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadStructureMd(ctx, c.caller, c.readOptions(opts)...)
+}
+
+// DynamicBlobResource describes the "Dynamic Blob Resource" resource template
+// (demo://resource/dynamic/blob/{resourceId}).
+var DynamicBlobResource = &mcpruntime.ResourceDescriptor{
 	Description: "Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
 	GoName:      "DynamicBlobResource",
 	MIMEType:    "application/octet-stream",
@@ -2226,12 +2563,20 @@ var DynamicBlobResourceResource = &mcpruntime.ResourceDescriptor{
 //
 // Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
 func ReadDynamicBlobResource(ctx context.Context, c mcpruntime.Caller, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
-	return mcpruntime.ReadTemplate(ctx, c, DynamicBlobResourceResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
+	return mcpruntime.ReadTemplate(ctx, c, DynamicBlobResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
 }
 
-// DynamicTextResourceResource describes the "Dynamic Text Resource" resource
-// template (demo://resource/dynamic/text/{resourceId}).
-var DynamicTextResourceResource = &mcpruntime.ResourceDescriptor{
+// ReadDynamicBlobResource reads the "Dynamic Blob Resource" resource template
+// as the package-level ReadDynamicBlobResource does, through the Client's
+// Caller and with the Client's options before opts, so an identity given to
+// NewClient reaches the read.
+func (c *Client) ReadDynamicBlobResource(ctx context.Context, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadDynamicBlobResource(ctx, c.caller, resourceID, c.readOptions(opts)...)
+}
+
+// DynamicTextResource describes the "Dynamic Text Resource" resource template
+// (demo://resource/dynamic/text/{resourceId}).
+var DynamicTextResource = &mcpruntime.ResourceDescriptor{
 	Description: "Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
 	GoName:      "DynamicTextResource",
 	MIMEType:    "text/plain",
@@ -2250,11 +2595,19 @@ var DynamicTextResourceResource = &mcpruntime.ResourceDescriptor{
 //
 // Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
 func ReadDynamicTextResource(ctx context.Context, c mcpruntime.Caller, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
-	return mcpruntime.ReadTemplate(ctx, c, DynamicTextResourceResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
+	return mcpruntime.ReadTemplate(ctx, c, DynamicTextResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
 }
 
-// ArgsPromptPrompt describes the "args-prompt" prompt.
-var ArgsPromptPrompt = &mcpruntime.PromptDescriptor{
+// ReadDynamicTextResource reads the "Dynamic Text Resource" resource template
+// as the package-level ReadDynamicTextResource does, through the Client's
+// Caller and with the Client's options before opts, so an identity given to
+// NewClient reaches the read.
+func (c *Client) ReadDynamicTextResource(ctx context.Context, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return ReadDynamicTextResource(ctx, c.caller, resourceID, c.readOptions(opts)...)
+}
+
+// ArgsPrompt describes the "args-prompt" prompt.
+var ArgsPrompt = &mcpruntime.PromptDescriptor{
 	Arguments: []mcpruntime.PromptArgument{
 		{
 			Description: "Name of the city",
@@ -2269,8 +2622,8 @@ var ArgsPromptPrompt = &mcpruntime.PromptDescriptor{
 	Title:       "Arguments Prompt",
 }
 
-// GetArgsPromptPrompt gets the "args-prompt" prompt: its messages with their
-// roles and every content kind.
+// GetArgsPrompt gets the "args-prompt" prompt: its messages with their roles
+// and every content kind.
 //
 // # Arguments Prompt
 //
@@ -2281,16 +2634,23 @@ var ArgsPromptPrompt = &mcpruntime.PromptDescriptor{
 //
 //   - city: Name of the city
 //   - state (optional)
-func GetArgsPromptPrompt(ctx context.Context, c mcpruntime.Caller, city string, state *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+func GetArgsPrompt(ctx context.Context, c mcpruntime.Caller, city string, state *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	args := map[string]string{"city": city}
 	if state != nil {
 		args["state"] = *state
 	}
-	return mcpruntime.GetPrompt(ctx, c, ArgsPromptPrompt, args, opts...)
+	return mcpruntime.GetPrompt(ctx, c, ArgsPrompt, args, opts...)
 }
 
-// CompletablePromptPrompt describes the "completable-prompt" prompt.
-var CompletablePromptPrompt = &mcpruntime.PromptDescriptor{
+// GetArgsPrompt gets the "args-prompt" prompt as the package-level
+// GetArgsPrompt does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the get.
+func (c *Client) GetArgsPrompt(ctx context.Context, city string, state *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetArgsPrompt(ctx, c.caller, city, state, c.readOptions(opts)...)
+}
+
+// CompletablePrompt describes the "completable-prompt" prompt.
+var CompletablePrompt = &mcpruntime.PromptDescriptor{
 	Arguments: []mcpruntime.PromptArgument{
 		{
 			Description: "Choose the department.",
@@ -2309,8 +2669,8 @@ var CompletablePromptPrompt = &mcpruntime.PromptDescriptor{
 	Title:       "Team Management",
 }
 
-// GetCompletablePromptPrompt gets the "completable-prompt" prompt: its
-// messages with their roles and every content kind.
+// GetCompletablePrompt gets the "completable-prompt" prompt: its messages with
+// their roles and every content kind.
 //
 // # Team Management
 //
@@ -2321,16 +2681,24 @@ var CompletablePromptPrompt = &mcpruntime.PromptDescriptor{
 //
 //   - department: Choose the department.
 //   - name: Choose a team member to lead the selected department.
-func GetCompletablePromptPrompt(ctx context.Context, c mcpruntime.Caller, department string, name string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+func GetCompletablePrompt(ctx context.Context, c mcpruntime.Caller, department string, name string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	args := map[string]string{
 		"department": department,
 		"name":       name,
 	}
-	return mcpruntime.GetPrompt(ctx, c, CompletablePromptPrompt, args, opts...)
+	return mcpruntime.GetPrompt(ctx, c, CompletablePrompt, args, opts...)
 }
 
-// ResourcePromptPrompt describes the "resource-prompt" prompt.
-var ResourcePromptPrompt = &mcpruntime.PromptDescriptor{
+// GetCompletablePrompt gets the "completable-prompt" prompt as the
+// package-level GetCompletablePrompt does, through the Client's Caller and
+// with the Client's options before opts, so an identity given to NewClient
+// reaches the get.
+func (c *Client) GetCompletablePrompt(ctx context.Context, department string, name string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetCompletablePrompt(ctx, c.caller, department, name, c.readOptions(opts)...)
+}
+
+// ResourcePrompt describes the "resource-prompt" prompt.
+var ResourcePrompt = &mcpruntime.PromptDescriptor{
 	Arguments: []mcpruntime.PromptArgument{
 		{
 			Description: "Type of resource to fetch",
@@ -2349,8 +2717,8 @@ var ResourcePromptPrompt = &mcpruntime.PromptDescriptor{
 	Title:       "Resource Prompt",
 }
 
-// GetResourcePromptPrompt gets the "resource-prompt" prompt: its messages with
-// their roles and every content kind.
+// GetResourcePrompt gets the "resource-prompt" prompt: its messages with their
+// roles and every content kind.
 //
 // # Resource Prompt
 //
@@ -2361,31 +2729,45 @@ var ResourcePromptPrompt = &mcpruntime.PromptDescriptor{
 //
 //   - resourceType: Type of resource to fetch
 //   - resourceID: ID of the text resource to fetch
-func GetResourcePromptPrompt(ctx context.Context, c mcpruntime.Caller, resourceType string, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+func GetResourcePrompt(ctx context.Context, c mcpruntime.Caller, resourceType string, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	args := map[string]string{
 		"resourceId":   resourceID,
 		"resourceType": resourceType,
 	}
-	return mcpruntime.GetPrompt(ctx, c, ResourcePromptPrompt, args, opts...)
+	return mcpruntime.GetPrompt(ctx, c, ResourcePrompt, args, opts...)
 }
 
-// SimplePromptPrompt describes the "simple-prompt" prompt.
-var SimplePromptPrompt = &mcpruntime.PromptDescriptor{
+// GetResourcePrompt gets the "resource-prompt" prompt as the package-level
+// GetResourcePrompt does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the get.
+func (c *Client) GetResourcePrompt(ctx context.Context, resourceType string, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetResourcePrompt(ctx, c.caller, resourceType, resourceID, c.readOptions(opts)...)
+}
+
+// SimplePrompt describes the "simple-prompt" prompt.
+var SimplePrompt = &mcpruntime.PromptDescriptor{
 	Description: "A prompt with no arguments",
 	GoName:      "SimplePrompt",
 	Name:        "simple-prompt",
 	Title:       "Simple Prompt",
 }
 
-// GetSimplePromptPrompt gets the "simple-prompt" prompt: its messages with
-// their roles and every content kind.
+// GetSimplePrompt gets the "simple-prompt" prompt: its messages with their
+// roles and every content kind.
 //
 // # Simple Prompt
 //
 // A prompt with no arguments
-func GetSimplePromptPrompt(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+func GetSimplePrompt(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	args := map[string]string{}
-	return mcpruntime.GetPrompt(ctx, c, SimplePromptPrompt, args, opts...)
+	return mcpruntime.GetPrompt(ctx, c, SimplePrompt, args, opts...)
+}
+
+// GetSimplePrompt gets the "simple-prompt" prompt as the package-level
+// GetSimplePrompt does, through the Client's Caller and with the Client's
+// options before opts, so an identity given to NewClient reaches the get.
+func (c *Client) GetSimplePrompt(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
+	return GetSimplePrompt(ctx, c.caller, c.readOptions(opts)...)
 }
 
 // DynamicBlobResourceReaderDescriptor describes the "Dynamic Blob Resource"
@@ -2412,7 +2794,7 @@ var DynamicBlobResourceReaderDescriptor = mcpruntime.Descriptor{
 // takes ReadDynamicBlobResource's path: the size limit, identity and the taint
 // record, with opts.
 func NewDynamicBlobResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
-	return mcpimpl.NewResourceReader(&DynamicBlobResourceReaderDescriptor, DynamicBlobResourceResource, c, opts...)
+	return mcpimpl.NewResourceReader(&DynamicBlobResourceReaderDescriptor, DynamicBlobResource, c, opts...)
 }
 
 // DynamicTextResourceReaderDescriptor describes the "Dynamic Text Resource"
@@ -2439,7 +2821,7 @@ var DynamicTextResourceReaderDescriptor = mcpruntime.Descriptor{
 // takes ReadDynamicTextResource's path: the size limit, identity and the taint
 // record, with opts.
 func NewDynamicTextResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
-	return mcpimpl.NewResourceReader(&DynamicTextResourceReaderDescriptor, DynamicTextResourceResource, c, opts...)
+	return mcpimpl.NewResourceReader(&DynamicTextResourceReaderDescriptor, DynamicTextResource, c, opts...)
 }
 
 // Readers returns the everything server's resources and resource templates

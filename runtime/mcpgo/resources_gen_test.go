@@ -274,17 +274,25 @@ func main() {
 	var tl *mcpruntime.ResourceTooLargeError
 	check(errors.As(err, &tl), "size limit: %v", err)
 
-	s, err := everything.GetSimplePromptPrompt(ctx, c)
+	s, err := everything.GetSimplePrompt(ctx, c)
 	check(err == nil && len(s.Messages) == 1 && s.Messages[0].Content.Text != "", "simple-prompt: %v", err)
-	a, err := everything.GetArgsPromptPrompt(ctx, c, "Lisbon", nil)
+	a, err := everything.GetArgsPrompt(ctx, c, "Lisbon", nil)
 	check(err == nil && strings.Contains(a.Messages[0].Content.Text, "Lisbon?"), "args-prompt without state: %v %+v", err, a)
 	state := "Ohio"
-	a, err = everything.GetArgsPromptPrompt(ctx, c, "Columbus", &state)
+	a, err = everything.GetArgsPrompt(ctx, c, "Columbus", &state)
 	check(err == nil && strings.Contains(a.Messages[0].Content.Text, "Columbus, Ohio"), "args-prompt with state: %v", err)
-	cp, err := everything.GetCompletablePromptPrompt(ctx, c, "Sales", "Eve")
+	cp, err := everything.GetCompletablePrompt(ctx, c, "Sales", "Eve")
 	check(err == nil && strings.Contains(cp.Messages[0].Content.Text, "Eve"), "completable-prompt: %v", err)
-	rp, err := everything.GetResourcePromptPrompt(ctx, c, "Text", "2")
+	rp, err := everything.GetResourcePrompt(ctx, c, "Text", "2")
 	check(err == nil && len(rp.Messages) == 2 && rp.Messages[1].Content.Type == mcpruntime.ContentResource, "resource-prompt: %v %+v", err, rp)
+
+	// The same through the Client: its Caller, its options, then the
+	// read's own.
+	cl := everything.NewClient(c, mcpruntime.WithTimeout(time.Minute))
+	a, err = cl.GetArgsPrompt(ctx, "Lisbon", nil)
+	check(err == nil && strings.Contains(a.Messages[0].Content.Text, "Lisbon?"), "Client.GetArgsPrompt: %v", err)
+	_, err = cl.ReadArchitectureMd(ctx, mcpruntime.MaxReadSize(64))
+	check(errors.As(err, &tl), "Client read with a size limit: %v", err)
 
 	// A template value the server rejects: its error, not a guess.
 	_, err = everything.ReadDynamicTextResource(ctx, c, "../x")

@@ -81,13 +81,22 @@ func (s Server) PackageNames() []string {
 	return ns
 }
 func ToolConst(goName string) string       { return "Tool" + goName }
+func ResumeMethod(goName string) string    { return "Resume" + goName }
+func LinksMethod(goName string) string     { return goName + "Links" }
 func DescriptorVar(goName string) string   { return goName + "Descriptor" }
 func Factory(goName string) string         { return "New" + goName }
 func clientField(goName string) string     { return "tool" + goName }
 func (t *Tool) outputType() *jen.Statement { return typeArg(t.Output) }
 
-// ClientMethods are Client's methods other than the tools'.
-var ClientMethods = []string{"CheckTools", "Toolset"}
+// ClientMethods are Client's methods that are not named after a tool,
+// resource or prompt.
+var ClientMethods = []string{"CheckTools", "Toolset", "ReadLink"}
+
+// ToolMethods are the Client methods named after one tool: the call, the
+// typed Resume of a held call, and the resource links of a result.
+func ToolMethods(goName string) []string {
+	return []string{goName, ResumeMethod(goName), LinksMethod(goName)}
+}
 
 func typeArg(r *ir.Root) *jen.Statement {
 	if r == nil {
@@ -183,18 +192,20 @@ func (e *emitter) invokers(f File) []jen.Code {
 
 func (e *emitter) client(f File) []jen.Code {
 	s := f.Server
-	out := doc(fmt.Sprintf("%s calls the %s server's tools with typed inputs and outputs. Every call goes through one Caller, so a sequence of calls shares its session. It is safe for concurrent use if the Caller is.", s.ClientType(), s.Label))
+	out := doc(fmt.Sprintf("%s calls the %s server's tools with typed inputs and outputs, and reads its resources and prompts. Every call and read goes through one Caller, so a sequence of them shares its session, and with the options given to %s (identity, timeout). It is safe for concurrent use if the Caller is.", s.ClientType(), s.Label, s.NewClient()))
 	out = append(out, jen.Type().Id(s.ClientType()).StructFunc(func(g *jen.Group) {
 		g.Id("caller").Add(rt("Caller"))
+		g.Id("opts").Index().Add(rt("Option"))
 		for _, t := range f.Tools {
 			g.Id(clientField(t.GoName)).Op("*").Add(rt("Tool")).Types(jen.Id(t.Input.Type.GoName), t.outputType())
 		}
 	}))
 	out = append(out, jen.Line())
-	out = append(out, doc(fmt.Sprintf("%s returns a %s over c; opts apply to every tool (per-call timeout, identity, gate). It never touches the network.", s.NewClient(), s.ClientType()))...)
+	out = append(out, doc(fmt.Sprintf("%s returns a %s over c; opts apply to every tool (per-call timeout, identity, gate) and, those that make sense for them (timeout, identity, server name), to every resource read and prompt get. It never touches the network.", s.NewClient(), s.ClientType()))...)
 	out = append(out, jen.Func().Id(s.NewClient()).Params(jen.Id("c").Add(rt("Caller")), jen.Id("opts").Op("...").Add(rt("Option"))).Op("*").Id(s.ClientType()).Block(
 		jen.Return(jen.Op("&").Id(s.ClientType()).Values(jen.DictFunc(func(d jen.Dict) {
 			d[jen.Id("caller")] = jen.Id("c")
+			d[jen.Id("opts")] = jen.Id("opts")
 			for _, t := range f.Tools {
 				d[jen.Id(clientField(t.GoName))] = jen.Id(Factory(t.GoName)).Call(jen.Id("c"), jen.Id("opts").Op("..."))
 			}
@@ -218,6 +229,17 @@ func (e *emitter) client(f File) []jen.Code {
 			jen.Id("invokers").Op("=").Append(jen.Id("invokers"), jen.Id("t"))),
 		jen.Return(rt("NewToolset").Call(jen.Id("invokers").Op("...")))))
 	out = append(out, jen.Line())
+	out = append(out, doc("ReadLink reads the resource a link in a tool result points to (see the <Tool>Links methods), with the Client's options; opts come after them. With mcpruntime.Refresh, an expired link of an idempotent tool is refreshed by calling the tool once more.")...)
+	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("ReadLink").
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("l").Add(rt("ResourceLink")), jen.Id("opts").Op("...").Add(rt("ReadOption"))).
+		Params(jen.Op("*").Add(rt("ResourceResult")), jen.Error()).
+		Block(jen.Return(rt("ReadLink").Call(jen.Id("ctx"), jen.Id("c").Dot("caller"), jen.Id("l"), jen.Id("c").Dot("readOptions").Call(jen.Id("opts")).Op("...")))))
+	out = append(out, jen.Line())
+	out = append(out, comment("readOptions puts the Client's options that apply to reads before opts.")...)
+	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("readOptions").
+		Params(jen.Id("opts").Index().Add(rt("ReadOption"))).Index().Add(rt("ReadOption")).
+		Block(jen.Return(jen.Append(jen.Index().Add(rt("ReadOption")).Values(rt("WithToolOptions").Call(jen.Id("c").Dot("opts").Op("..."))), jen.Id("opts").Op("...")))))
+	out = append(out, jen.Line())
 	out = append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id("invoker").Params(jen.Id("name").Id(s.ToolNameType())).Add(rt("Invoker")).BlockFunc(func(g *jen.Group) {
 		if len(f.Tools) > 0 {
 			g.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
@@ -239,6 +261,16 @@ func (e *emitter) clientMethods(f File) [][]jen.Code {
 			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id(t.Input.Type.GoName)).
 			Params(jen.Op("*").Add(rt("TypedResult")).Types(t.outputType()), jen.Error()).
 			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot("Call").Call(jen.Id("ctx"), jen.Id("in"))))))
+		d = doc(fmt.Sprintf("%s makes the %q call that a gate held, once approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call returned), and the call runs exactly once however often it is resumed. It must run as the principal that made the call.", ResumeMethod(t.GoName), t.Name))
+		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(ResumeMethod(t.GoName)).
+			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("id").String()).
+			Params(jen.Op("*").Add(rt("TypedResult")).Types(t.outputType()), jen.Error()).
+			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot("Resume").Call(jen.Id("ctx"), jen.Id("id"))))))
+		d = doc(fmt.Sprintf("%s returns the resource links in res, the result of %s for in, for ReadLink: each remembers the call, so an expired link can be refreshed by making it again.", LinksMethod(t.GoName), t.GoName))
+		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(LinksMethod(t.GoName)).
+			Params(jen.Id("in").Id(t.Input.Type.GoName), jen.Id("res").Op("*").Add(rt("TypedResult")).Types(t.outputType())).
+			Index().Add(rt("ResourceLink")).
+			Block(jen.Return(rt("LinksOf").Call(jen.Id("c").Dot(clientField(t.GoName)), jen.Id("in"), jen.Id("res"))))))
 	}
 	return out
 }

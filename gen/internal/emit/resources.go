@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -12,25 +13,128 @@ import (
 
 // Names of the declarations generated for resources and prompts; package
 // names checks them for collisions.
+// A name that already ends in the kind does not get it twice (the prompt
+// args-prompt is GetArgsPrompt, not GetArgsPromptPrompt). The Client has a
+// method of the same name as ReadFunc and PromptFunc.
 func ReadFunc(goName string) string    { return "Read" + goName }
-func ResourceVar(goName string) string { return goName + "Resource" }
-func PromptFunc(goName string) string  { return "Get" + goName + "Prompt" }
-func PromptVar(goName string) string   { return goName + "Prompt" }
+func ResourceVar(goName string) string { return withSuffix(goName, "Resource") }
+func PromptFunc(goName string) string  { return "Get" + withSuffix(goName, "Prompt") }
+func PromptVar(goName string) string   { return withSuffix(goName, "Prompt") }
+
+func withSuffix(name, suffix string) string {
+	if strings.HasSuffix(name, suffix) {
+		return name
+	}
+	return name + suffix
+}
 
 const contextPath = "context"
 
 // resourceDecls returns one group per resource (descriptor and accessor)
 // and per prompt (descriptor and getter), in the order given (sorted by
 // key and name by the caller).
-func (e *emitter) resourceDecls(rs []*ir.Resource, ps []*ir.Prompt) [][]jen.Code {
+func (e *emitter) resourceDecls(rs []*ir.Resource, ps []*ir.Prompt, s Server) [][]jen.Code {
 	var out [][]jen.Code
 	for _, r := range rs {
-		out = append(out, e.resource(r))
+		out = append(out, append(e.resource(r), e.resourceMethod(r, s)...))
 	}
 	for _, p := range ps {
-		out = append(out, e.prompt(p))
+		out = append(out, append(e.prompt(p), e.promptMethod(p, s)...))
 	}
 	return out
+}
+
+// readParams are an accessor's parameters after ctx and the Caller, as
+// declarations (with types) and as arguments.
+func readParams(r *ir.Resource) (decl, args []jen.Code) {
+	for _, tv := range r.Vars {
+		var t *jen.Statement
+		switch {
+		case tv.List:
+			t = jen.Index().String()
+		case tv.Optional:
+			t = jen.Op("*").String()
+		default:
+			t = jen.String()
+		}
+		decl = append(decl, jen.Id(tv.Param).Add(t))
+		args = append(args, jen.Id(tv.Param))
+	}
+	return decl, args
+}
+
+func readResultType(r *ir.Resource) *jen.Statement {
+	if r.Content == nil {
+		return jen.Op("*").Add(rt("ResourceResult"))
+	}
+	return jen.Op("*").Add(rt("TypedResource")).Types(jen.Id(r.Content.Type.GoName))
+}
+
+// resourceMethod is the Client's accessor: the package-level one with the
+// Client's Caller and options.
+func (e *emitter) resourceMethod(r *ir.Resource, s Server) []jen.Code {
+	decl, args := readParams(r)
+	out := []jen.Code{jen.Line()}
+	out = append(out, comment(wrap(fmt.Sprintf("%s reads the %q %s as the package-level %s does, through the Client's Caller and with the Client's options before opts, so an identity given to %s reaches the read.", ReadFunc(r.GoName), r.Name, kindOf(r), ReadFunc(r.GoName), s.NewClient()))...)...)
+	params := append([]jen.Code{jen.Id("ctx").Qual(contextPath, "Context")}, decl...)
+	params = append(params, jen.Id("opts").Op("...").Add(rt("ReadOption")))
+	call := append([]jen.Code{jen.Id("ctx"), jen.Id("c").Dot("caller")}, args...)
+	call = append(call, jen.Id("c").Dot("readOptions").Call(jen.Id("opts")).Op("..."))
+	return append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id(ReadFunc(r.GoName)).Params(params...).
+		Params(readResultType(r), jen.Error()).Block(jen.Return(jen.Id(ReadFunc(r.GoName)).Call(call...))))
+}
+
+// promptParams are a getter's parameters after ctx and the Caller.
+func promptParams(p *ir.Prompt) (decl, args []jen.Code) {
+	for _, a := range p.Args {
+		if a.Required {
+			decl = append(decl, jen.Id(a.Param).String())
+		} else {
+			decl = append(decl, jen.Id(a.Param).Op("*").String())
+		}
+		args = append(args, jen.Id(a.Param))
+	}
+	return decl, args
+}
+
+func (e *emitter) promptMethod(p *ir.Prompt, s Server) []jen.Code {
+	decl, args := promptParams(p)
+	out := []jen.Code{jen.Line()}
+	out = append(out, comment(wrap(fmt.Sprintf("%s gets the %q prompt as the package-level %s does, through the Client's Caller and with the Client's options before opts, so an identity given to %s reaches the get.", PromptFunc(p.GoName), p.Name, PromptFunc(p.GoName), s.NewClient()))...)...)
+	params := append([]jen.Code{jen.Id("ctx").Qual(contextPath, "Context")}, decl...)
+	params = append(params, jen.Id("opts").Op("...").Add(rt("ReadOption")))
+	call := append([]jen.Code{jen.Id("ctx"), jen.Id("c").Dot("caller")}, args...)
+	call = append(call, jen.Id("c").Dot("readOptions").Call(jen.Id("opts")).Op("..."))
+	return append(out, jen.Func().Params(jen.Id("c").Op("*").Id(s.ClientType())).Id(PromptFunc(p.GoName)).Params(params...).
+		Params(jen.Op("*").Add(rt("PromptResult")), jen.Error()).Block(jen.Return(jen.Id(PromptFunc(p.GoName)).Call(call...))))
+}
+
+// reservedVars lists the variables of a template that appear in a {+...}
+// or {#...} expression, whose values RFC 6570 expands with reserved
+// characters (/ ? # ...) kept.
+func reservedVars(tmpl string) []string {
+	var out []string
+	for rest := tmpl; ; {
+		i := strings.Index(rest, "{")
+		if i < 0 {
+			return out
+		}
+		j := strings.Index(rest[i:], "}")
+		if j < 0 {
+			return out
+		}
+		expr := rest[i+1 : i+j]
+		rest = rest[i+j+1:]
+		if expr == "" || (expr[0] != '+' && expr[0] != '#') {
+			continue
+		}
+		for _, v := range strings.Split(expr[1:], ",") {
+			v, _, _ = strings.Cut(strings.TrimSuffix(v, "*"), ":")
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
 }
 
 func kindOf(r *ir.Resource) string {
@@ -65,7 +169,18 @@ func (e *emitter) resource(r *ir.Resource) []jen.Code {
 	// description.
 	var doc []string
 	if r.Template {
-		doc = append(doc, wrap(fmt.Sprintf("%s reads the %q resource template %s, its variables expanded as RFC 6570 says (values percent-encoded, so reserved characters in them cannot change the URI's structure).", ReadFunc(r.GoName), r.Name, r.Key))...)
+		if raw := reservedVars(r.Key); len(raw) > 0 {
+			var params []string
+			for _, tv := range r.Vars {
+				if slices.Contains(raw, tv.Name) {
+					params = append(params, tv.Param)
+				}
+			}
+			doc = append(doc, wrap(fmt.Sprintf("%s reads the %q resource template %s, its variables expanded as RFC 6570 says. %s %s in a reserved expansion ({+...} or {#...}): reserved characters in %s (/ ? # & and the like) are kept, so a value can change the URI's path or query; pass only values you trust or have checked. The other variables are percent-encoded.",
+				ReadFunc(r.GoName), r.Name, r.Key, joinAnd(params), map[bool]string{true: "is", false: "are"}[len(params) == 1], map[bool]string{true: "it", false: "them"}[len(params) == 1]))...)
+		} else {
+			doc = append(doc, wrap(fmt.Sprintf("%s reads the %q resource template %s, its variables expanded as RFC 6570 says (values percent-encoded, so reserved characters in them cannot change the URI's structure).", ReadFunc(r.GoName), r.Name, r.Key))...)
+		}
 	} else {
 		doc = append(doc, wrap(fmt.Sprintf("%s reads the %q resource (%s).", ReadFunc(r.GoName), r.Name, r.Key))...)
 	}
