@@ -73,5 +73,5 @@ vet:
 # fail if the committed files differ.
 check: fmt vet test
 	$(MAKE) generate
-	$(GO) generate ./internal/benchdata
-	git diff --exit-code -- example internal/benchdata
+	$(GO) generate ./internal/benchdata ./gen/internal/usecases/...
+	git diff --exit-code -- example internal/benchdata gen/internal/usecases

@@ -47,20 +47,26 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the github server's tools with typed inputs and outputs. Every
-// call goes through one Caller, so a sequence of calls shares its session. It
-// is safe for concurrent use if the Caller is.
+// Client calls the github server's tools with typed inputs and outputs, and
+// reads its resources and prompts. Every call and read goes through one
+// Caller, so a sequence of them shares its session, and with the options given
+// to NewClient (identity, timeout). It is safe for concurrent use if the
+// Caller is.
 type Client struct {
 	caller               mcpruntime.Caller
+	opts                 []mcpruntime.Option
 	toolAddIssueReaction *mcpruntime.Tool[AddIssueReactionInput, mcpruntime.NoOutput]
 	toolListIssues       *mcpruntime.Tool[ListIssuesInput, ListIssuesOutput]
 }
 
 // NewClient returns a Client over c; opts apply to every tool (per-call
-// timeout, identity, gate). It never touches the network.
+// timeout, identity, gate) and, those that make sense for them (timeout,
+// identity, server name), to every resource read and prompt get. It never
+// touches the network.
 func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	return &Client{
 		caller:               c,
+		opts:                 opts,
 		toolAddIssueReaction: NewAddIssueReaction(c, opts...),
 		toolListIssues:       NewListIssues(c, opts...),
 	}
@@ -87,6 +93,19 @@ func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 		invokers = append(invokers, t)
 	}
 	return mcpruntime.NewToolset(invokers...)
+}
+
+// ReadLink reads the resource a link in a tool result points to (see the
+// <Tool>Links methods), with the Client's options; opts come after them. With
+// mcpruntime.Refresh, an expired link of an idempotent tool is refreshed by
+// calling the tool once more.
+func (c *Client) ReadLink(ctx context.Context, l mcpruntime.ResourceLink, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return mcpruntime.ReadLink(ctx, c.caller, l, c.readOptions(opts)...)
+}
+
+// readOptions puts the Client's options that apply to reads before opts.
+func (c *Client) readOptions(opts []mcpruntime.ReadOption) []mcpruntime.ReadOption {
+	return append([]mcpruntime.ReadOption{mcpruntime.WithToolOptions(c.opts...)}, opts...)
 }
 
 func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
@@ -156,9 +175,41 @@ func (c *Client) AddIssueReaction(ctx context.Context, in AddIssueReactionInput)
 	return c.toolAddIssueReaction.Call(ctx, in)
 }
 
+// ResumeAddIssueReaction makes the "add_issue_reaction" call that a gate held,
+// once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeAddIssueReaction(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
+	return c.toolAddIssueReaction.Resume(ctx, id)
+}
+
+// AddIssueReactionLinks returns the resource links in res, the result of
+// AddIssueReaction for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
+func (c *Client) AddIssueReactionLinks(in AddIssueReactionInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolAddIssueReaction, in, res)
+}
+
 // ListIssues calls the "list_issues" tool (see NewListIssues).
 func (c *Client) ListIssues(ctx context.Context, in ListIssuesInput) (*mcpruntime.TypedResult[ListIssuesOutput], error) {
 	return c.toolListIssues.Call(ctx, in)
+}
+
+// ResumeListIssues makes the "list_issues" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeListIssues(ctx context.Context, id string) (*mcpruntime.TypedResult[ListIssuesOutput], error) {
+	return c.toolListIssues.Resume(ctx, id)
+}
+
+// ListIssuesLinks returns the resource links in res, the result of ListIssues
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
+func (c *Client) ListIssuesLinks(in ListIssuesInput, res *mcpruntime.TypedResult[ListIssuesOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolListIssues, in, res)
 }
 
 // AddIssueReactionInput is the input (arguments) of the "add_issue_reaction" tool.

@@ -41,19 +41,25 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the notion server's tools with typed inputs and outputs. Every
-// call goes through one Caller, so a sequence of calls shares its session. It
-// is safe for concurrent use if the Caller is.
+// Client calls the notion server's tools with typed inputs and outputs, and
+// reads its resources and prompts. Every call and read goes through one
+// Caller, so a sequence of them shares its session, and with the options given
+// to NewClient (identity, timeout). It is safe for concurrent use if the
+// Caller is.
 type Client struct {
 	caller          mcpruntime.Caller
+	opts            []mcpruntime.Option
 	toolAPIPostPage *mcpruntime.Tool[APIPostPageInput, APIPostPageOutput]
 }
 
 // NewClient returns a Client over c; opts apply to every tool (per-call
-// timeout, identity, gate). It never touches the network.
+// timeout, identity, gate) and, those that make sense for them (timeout,
+// identity, server name), to every resource read and prompt get. It never
+// touches the network.
 func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	return &Client{
 		caller:          c,
+		opts:            opts,
 		toolAPIPostPage: NewAPIPostPage(c, opts...),
 	}
 }
@@ -79,6 +85,19 @@ func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 		invokers = append(invokers, t)
 	}
 	return mcpruntime.NewToolset(invokers...)
+}
+
+// ReadLink reads the resource a link in a tool result points to (see the
+// <Tool>Links methods), with the Client's options; opts come after them. With
+// mcpruntime.Refresh, an expired link of an idempotent tool is refreshed by
+// calling the tool once more.
+func (c *Client) ReadLink(ctx context.Context, l mcpruntime.ResourceLink, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
+	return mcpruntime.ReadLink(ctx, c.caller, l, c.readOptions(opts)...)
+}
+
+// readOptions puts the Client's options that apply to reads before opts.
+func (c *Client) readOptions(opts []mcpruntime.ReadOption) []mcpruntime.ReadOption {
+	return append([]mcpruntime.ReadOption{mcpruntime.WithToolOptions(c.opts...)}, opts...)
 }
 
 func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
@@ -118,6 +137,22 @@ func NewAPIPostPage(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.
 // APIPostPage calls the "API-post-page" tool (see NewAPIPostPage).
 func (c *Client) APIPostPage(ctx context.Context, in APIPostPageInput) (*mcpruntime.TypedResult[APIPostPageOutput], error) {
 	return c.toolAPIPostPage.Call(ctx, in)
+}
+
+// ResumeAPIPostPage makes the "API-post-page" call that a gate held, once
+// approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
+func (c *Client) ResumeAPIPostPage(ctx context.Context, id string) (*mcpruntime.TypedResult[APIPostPageOutput], error) {
+	return c.toolAPIPostPage.Resume(ctx, id)
+}
+
+// APIPostPageLinks returns the resource links in res, the result of
+// APIPostPage for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
+func (c *Client) APIPostPageLinks(in APIPostPageInput, res *mcpruntime.TypedResult[APIPostPageOutput]) []mcpruntime.ResourceLink {
+	return mcpruntime.LinksOf(c.toolAPIPostPage, in, res)
 }
 
 // APIPostPageInput is the input (arguments) of the "API-post-page" tool.
