@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -49,6 +50,9 @@ type listSinkKey struct{}
 type listSink struct {
 	mu    sync.Mutex
 	pages []json.RawMessage
+	// namesOnly: the caller wants the names; mcp-go is shown only the
+	// tools it needs (withHeaderToolsOnly).
+	namesOnly bool
 }
 
 func (s *listSink) add(b json.RawMessage) {
@@ -88,12 +92,47 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 	if resp.Error == nil {
 		if s, ok := ctx.Value(listSinkKey{}).(*listSink); ok && req.Method == string(mcp.MethodToolsList) {
 			s.add(resp.Result)
+			if s.namesOnly {
+				resp = withHeaderToolsOnly(resp)
+			}
 		}
 		if t.observe != nil && resp.Result != nil {
 			t.observe(req.Method, resp.Result)
 		}
 	}
 	return resp, err
+}
+
+// withHeaderToolsOnly returns resp with only the tools whose definition
+// mentions x-mcp-header. mcp-go keeps every tool it lists and, on each
+// tools/call of a kept tool, marshals and walks its input schema to mirror
+// annotated parameters into HTTP headers (SEP-2243); for a tool without
+// annotations that is work on every call with nothing to show for it. The
+// caller reads the names from the raw page, so nothing else is lost.
+func withHeaderToolsOnly(resp *transport.JSONRPCResponse) *transport.JSONRPCResponse {
+	var page map[string]json.RawMessage
+	var tools []json.RawMessage
+	if json.Unmarshal(resp.Result, &page) != nil || json.Unmarshal(page["tools"], &tools) != nil {
+		return resp // mcp-go reports what is wrong with it
+	}
+	kept := tools[:0]
+	for _, t := range tools {
+		if bytes.Contains(t, []byte("x-mcp-header")) {
+			kept = append(kept, t)
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return resp
+	}
+	page["tools"] = b
+	result, err := json.Marshal(page)
+	if err != nil {
+		return resp
+	}
+	out := *resp
+	out.Result = result
+	return &out
 }
 
 // The client type-asserts the transport for these; forward them. A no-op
