@@ -20,7 +20,8 @@ import (
 // megabyte) becomes several files: the parts are named in order, none
 // passes the budget by more than one declaration, the same input splits the
 // same way twice, the parts declare exactly what the single file declares,
-// and together they build.
+// and together they build. It lowers the package's split size, so it must
+// not run in parallel with other tests that generate.
 func TestSplit(t *testing.T) {
 	data, err := testcorpus.Read(testcorpus.GitHubTools)
 	if err != nil {
