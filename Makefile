@@ -52,13 +52,18 @@ demo: build
 
 # Benchmarks, printed as one table of ratios against same-run baselines
 # (docs/benchmarks.md). The raw output is kept in bench.out. BENCH_COUNT
-# repeats the short benchmarks; the table shows medians.
+# repeats the short benchmarks; the table shows medians. The long ones run
+# once: the 11,700-tool generation, the incremental build of the generated
+# github package (3 builds) and the 50-goroutine load (100,000 calls an op).
 BENCH_COUNT ?= 5
 bench:
 	{ $(GO) test -run '^$$' -bench 'Generate/(github|synthetic-1000$$)' -benchmem -count $(BENCH_COUNT) ./gen && \
 	  $(GO) test -run '^$$' -bench 'Generate/synthetic-10000' -benchtime 1x -benchmem ./gen && \
-	  $(GO) test -run '^$$' -bench GenerateCommand -benchtime 5x ./cmd/mcpgen && \
-	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/benchdata && \
+	  $(GO) test -run '^$$' -bench CompileGenerated -benchtime 3x ./gen && \
+	  $(GO) test -run '^$$' -bench 'GenerateCommand/github$$' -benchtime 5x ./cmd/mcpgen && \
+	  $(GO) test -run '^$$' -bench 'GenerateCommand/github-x100' -benchtime 1x ./cmd/mcpgen && \
+	  $(GO) test -run '^$$' -bench '^Benchmark(Rehydrate|Validate|Call|ModelArgs)$$' -benchmem -count $(BENCH_COUNT) ./internal/benchdata && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -benchmem ./internal/benchdata && \
 	  $(GO) test -run '^$$' -bench SnapshotEverything -benchtime 5x ./snapshot; } > bench.out
 	$(GO) run ./internal/benchtable < bench.out
 

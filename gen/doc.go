@@ -6,8 +6,11 @@
 // tools/list result or a single Tool object, detected automatically),
 // ir.Build normalises every input and output schema, names.Assign gives the
 // whole sorted set its Go names in one pass, and emit renders one file per
-// input (crm.json → crm.mcp.go) with jennifer, which formats it. Generate
-// returns the files and never writes. Output does not depend on the order
+// input (crm.json → crm.mcp.go) with jennifer, building and formatting one
+// declaration at a time so memory does not grow with the file. An output
+// past 4 MiB continues in crm_2.mcp.go, crm_3.mcp.go... (PartName), split
+// at declaration boundaries by size alone, so the same input always splits
+// the same way. Generate returns the files and never writes. Output does not depend on the order
 // tools are listed in, and is byte-identical across runs.
 //
 // Generated code imports only the standard library and

@@ -137,18 +137,60 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
-		src, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
-			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers})
+		srcs, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
+			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers}, splitBytes)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
 			continue
 		}
-		files[s.out] = src
+		for i, src := range srcs {
+			name := PartName(s.out, i)
+			if _, dup := files[name]; dup {
+				errs = append(errs, fmt.Errorf("mcpgen: %s: part %d would be %s, which another input generates; rename one", s.in.Name, i+1, name))
+				continue
+			}
+			files[name] = src
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return files, nil
+}
+
+// splitBytes is where an output file ends and the next begins
+// (emit.DefaultSplitBytes); tests lower it to split small inputs.
+var splitBytes = emit.DefaultSplitBytes
+
+// PartName names part i (from 0) of the output out: crm.mcp.go, then
+// crm_2.mcp.go, crm_3.mcp.go and so on. An output is split when it would
+// pass a few megabytes (see emit.DefaultSplitBytes), so one input can
+// generate several files; IsPart tells a command which files on disk are
+// parts it may have written.
+func PartName(out string, i int) string {
+	if i == 0 {
+		return out
+	}
+	return fmt.Sprintf("%s_%d.mcp.go", strings.TrimSuffix(out, ".mcp.go"), i+1)
+}
+
+// IsPart reports whether name is a later part (crm_2.mcp.go...) of the
+// output out (crm.mcp.go).
+func IsPart(out, name string) bool {
+	rest, ok := strings.CutPrefix(name, strings.TrimSuffix(out, ".mcp.go")+"_")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, ".mcp.go")
+	if !ok || n == "" || n[0] == '0' {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return n != "1"
 }
 
 type planned struct {

@@ -24,3 +24,27 @@ PASS
 		t.Error("missing benchmark reported")
 	}
 }
+
+// The table judges absolute rows against their limit and ratio rows
+// against their target, and marks what did not run.
+func TestTable(t *testing.T) {
+	in := `BenchmarkGenerateCommand/github-x100-2   1   26090549536 ns/op   22.00 files   4.988 max-file-MB   895.9 peak-RSS-MB
+BenchmarkLoad/toolset-invoke/stdio-2   1   40401745087 ns/op   404017 ns/call
+BenchmarkLoad/raw/stdio-2   1   38232732025 ns/op   382327 ns/call
+BenchmarkGenerate/github-corpus-2   3   236655357 ns/op   179.4 lines/tool   2022695 ns/tool
+`
+	var out strings.Builder
+	table(&out, parse(strings.NewReader(in), nil))
+	for _, want := range []string{
+		"| mcpgen generate process, github ×100 (11,700 tools) | 26.09 s | | | ≤ 3.5 s | no |",
+		"| peak RSS, github ×100 | 896 MB | | | ≤ 1 GiB | yes |",
+		"| largest generated file, github ×100 | 5.0 MB | | | ≤ 8 MB | yes |",
+		"| generated code, github corpus | 179 lines/tool | | | ≤ 100 lines/tool | no |",
+		"| Toolset.Invoke vs raw mcp-go, stdio, 50 goroutines × 2,000 calls | 404.0 µs | 382.3 µs | 1.06× | ≤ 1.1× | yes |",
+		"| Manager.Caller vs raw mcp-go, streamable HTTP, same load | not run |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}

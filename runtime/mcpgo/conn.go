@@ -53,6 +53,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -771,15 +772,43 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 	}
 	bctx, release := c.bound(ctx, l)
 	defer release()
-	res, err := l.cli.ListTools(bctx, mcp.ListToolsRequest{})
+	// mcp-go sees only the tools with x-mcp-header annotations (see
+	// withHeaderToolsOnly); the names come from the raw pages, less any
+	// annotated tool mcp-go refused.
+	sink := &listSink{namesOnly: true}
+	res, err := l.cli.ListTools(context.WithValue(bctx, listSinkKey{}, sink), mcp.ListToolsRequest{})
 	if err != nil {
 		return nil, c.requestError(ctx, l, "tools/list", err)
 	}
-	names := make([]string, 0, len(res.Tools))
+	kept := map[string]bool{}
 	for _, t := range res.Tools {
-		names = append(names, t.Name)
+		kept[t.Name] = true
+	}
+	var names []string
+	for _, page := range sink.get() {
+		var p struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(page, &p); err != nil {
+			return nil, fmt.Errorf("server %q: tools/list: %w", c.cfg.name, err)
+		}
+		for _, t := range p.Tools {
+			var tool struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(t, &tool) != nil || tool.Name == "" {
+				continue
+			}
+			if kept[tool.Name] || !bytes.Contains(t, []byte("x-mcp-header")) {
+				names = append(names, tool.Name)
+			}
+		}
 	}
 	slices.Sort(names)
+	names = slices.Compact(names)
+	if names == nil {
+		names = []string{}
+	}
 	c.toolsMu.Lock()
 	c.tools = names
 	c.toolsMu.Unlock()

@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -29,11 +30,19 @@ type sink struct {
 	rpcErr *mcp.JSONRPCErrorDetails
 }
 
-func (s *sink) record(r *transport.JSONRPCResponse) {
+// record keeps r's result, a copy of it when mcp-go reads it too.
+func (s *sink) record(r *transport.JSONRPCResponse, shared bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.result, s.rpcErr = append(json.RawMessage(nil), r.Result...), r.Error
+	s.result, s.rpcErr = r.Result, r.Error
+	if shared {
+		s.result = append(json.RawMessage(nil), r.Result...)
+	}
 }
+
+// emptyCallResult is the tools/call result mcp-go parses in place of the
+// server's (see tap.SendRequest).
+var emptyCallResult = json.RawMessage(`{"content":[]}`)
 
 func (s *sink) get() (json.RawMessage, *mcp.JSONRPCErrorDetails) {
 	s.mu.Lock()
@@ -49,6 +58,9 @@ type listSinkKey struct{}
 type listSink struct {
 	mu    sync.Mutex
 	pages []json.RawMessage
+	// namesOnly: the caller wants the names; mcp-go is shown only the
+	// tools it needs (withHeaderToolsOnly).
+	namesOnly bool
 }
 
 func (s *listSink) add(b json.RawMessage) {
@@ -82,18 +94,67 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 			Error: &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "the server/discover result names no supported versions"}}
 		return resp, nil
 	}
+	var stub bool
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && req.Method == cmp.Or(s.method, string(mcp.MethodToolsCall)) {
-		s.record(resp)
+		// The runtime reads a tools/call result from these bytes, once;
+		// mcp-go, whose parse of it nobody reads, gets an empty result
+		// instead, and since nothing else holds the bytes the sink keeps
+		// them without a copy. A result asking for input (2026-07-28's
+		// multi round-trip) goes to mcp-go as it is: mcp-go answers it.
+		// The test is on the bytes: the string token "input_required"
+		// anywhere (a content value of that text at worst costs the copy).
+		stub = s.method == "" && resp.Error == nil && !bytes.Contains(resp.Result, []byte(`"`+mcp.ResultTypeInputRequired+`"`))
+		s.record(resp, !stub)
 	}
 	if resp.Error == nil {
 		if s, ok := ctx.Value(listSinkKey{}).(*listSink); ok && req.Method == string(mcp.MethodToolsList) {
 			s.add(resp.Result)
+			if s.namesOnly {
+				resp = withHeaderToolsOnly(resp)
+			}
 		}
 		if t.observe != nil && resp.Result != nil {
 			t.observe(req.Method, resp.Result)
 		}
 	}
+	if stub {
+		out := *resp
+		out.Result = emptyCallResult
+		return &out, err
+	}
 	return resp, err
+}
+
+// withHeaderToolsOnly returns resp with only the tools whose definition
+// mentions x-mcp-header. mcp-go keeps every tool it lists and, on each
+// tools/call of a kept tool, marshals and walks its input schema to mirror
+// annotated parameters into HTTP headers (SEP-2243); for a tool without
+// annotations that is work on every call with nothing to show for it. The
+// caller reads the names from the raw page, so nothing else is lost.
+func withHeaderToolsOnly(resp *transport.JSONRPCResponse) *transport.JSONRPCResponse {
+	var page map[string]json.RawMessage
+	var tools []json.RawMessage
+	if json.Unmarshal(resp.Result, &page) != nil || json.Unmarshal(page["tools"], &tools) != nil {
+		return resp // mcp-go reports what is wrong with it
+	}
+	kept := tools[:0]
+	for _, t := range tools {
+		if bytes.Contains(t, []byte("x-mcp-header")) {
+			kept = append(kept, t)
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return resp
+	}
+	page["tools"] = b
+	result, err := json.Marshal(page)
+	if err != nil {
+		return resp
+	}
+	out := *resp
+	out.Result = result
+	return &out
 }
 
 // The client type-asserts the transport for these; forward them. A no-op
