@@ -107,14 +107,16 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		s.record(resp, !stub)
 	}
 	if resp.Error == nil {
+		// The observer sees what the server sent, before anything below
+		// trims it for mcp-go.
+		if t.observe != nil && resp.Result != nil {
+			t.observe(req.Method, resp.Result)
+		}
 		if s, ok := ctx.Value(listSinkKey{}).(*listSink); ok && req.Method == string(mcp.MethodToolsList) {
 			s.add(resp.Result)
 			if s.namesOnly {
 				resp = withHeaderToolsOnly(resp)
 			}
-		}
-		if t.observe != nil && resp.Result != nil {
-			t.observe(req.Method, resp.Result)
 		}
 	}
 	if stub {

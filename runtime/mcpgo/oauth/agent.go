@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Headless follows the authorization endpoint's redirects itself, as a
@@ -107,7 +108,13 @@ func (l *Loopback) Authorize(ctx context.Context, authURL string) (*url.URL, err
 		}
 	})}
 	go func() { _ = srv.Serve(l.ln) }()
-	defer srv.Close()
+	defer func() {
+		// Shutdown, not Close: the handler that delivered the code is
+		// still writing the page to the browser, which must get it whole.
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
 	if err := l.Open(authURL); err != nil {
 		return nil, err
 	}
