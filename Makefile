@@ -32,6 +32,7 @@ MODULES := $(filter-out $(CURDIR),$(patsubst $(CURDIR)/%,%,$(shell $(GO) list -m
 # that starts goroutines cannot be left out; the servers the tests build
 # are built with -race as well.
 test: $(NPM_STAMP)
+	@case " $(MODULES) " in *" example "*) ;; *) echo "make test: go list -m did not list the go.work modules ($(MODULES))"; exit 1;; esac
 	$(GO) test -race ./...
 	for m in $(MODULES); do (cd $$m && $(GO) test -race ./...) || exit 1; done
 

@@ -423,7 +423,10 @@ func SSE(endpoint string, opts ...Option) *Conn {
 // oversized one to the connection.
 func (c *Conn) httpClient(l *link) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
-	l.closeIdle = hc.CloseIdleConnections
+	// The base transport's, captured before any wrapper: a wrapper need not
+	// pass CloseIdleConnections on, and the connection's sockets must close.
+	base := hc.Transport.(*limitTransport)
+	l.closeIdle = base.CloseIdleConnections
 	for _, f := range c.cfg.wrapRT {
 		hc.Transport = f(hc.Transport)
 	}
@@ -686,19 +689,18 @@ func (c *Conn) openOnce() (*link, error) {
 // server that supports discover answers it at once, so a short probe
 // timeout is enough.
 func probe(ctx context.Context, tr transport.Interface) time.Duration {
+	// Any answer, or none within pingWait (a server silent even to ping
+	// will not answer discover either), leaves the same short probe.
 	ctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
-	if _, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("mcpgen-probe"),
-		Method: string(mcp.MethodPing)}); err != nil && ctx.Err() != nil {
-		return discoverAfterSilence
-	}
-	return discoverAfterPing
+	_, _ = tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("mcpgen-probe"),
+		Method: string(mcp.MethodPing)})
+	return discoverProbe
 }
 
 const (
-	pingWait             = 2 * time.Second
-	discoverAfterPing    = 100 * time.Millisecond
-	discoverAfterSilence = 100 * time.Millisecond
+	pingWait      = 2 * time.Second
+	discoverProbe = 100 * time.Millisecond
 )
 
 // handshakeTimeout is the cause of a connect timeout.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -219,5 +220,61 @@ func TestConnListsEveryPage(t *testing.T) {
 	names, err := c.ToolNames(context.Background())
 	if err != nil || !slices.Equal(names, want) {
 		t.Errorf("ToolNames = %v, %v; want %v", names, err, want)
+	}
+}
+
+// hiddenRT wraps a RoundTripper and, like most wrappers, does not pass
+// CloseIdleConnections on.
+type hiddenRT struct{ rt http.RoundTripper }
+
+func (h hiddenRT) RoundTrip(r *http.Request) (*http.Response, error) { return h.rt.RoundTrip(r) }
+
+// Closing a Conn closes its HTTP connections even when WithRoundTripper
+// wrapped the transport in something that hides CloseIdleConnections.
+func TestCloseClosesWrappedConnections(t *testing.T) {
+	s := server.NewMCPServer("plain", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewToolWithRawSchema("noop", "noop", json.RawMessage(`{"type":"object"}`)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	var mu sync.Mutex
+	open := 0
+	allClosed := make(chan struct{}, 64)
+	ts := httptest.NewUnstartedServer(server.NewStreamableHTTPServer(s, server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20251125)))
+	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch st {
+		case http.StateNew:
+			open++
+		case http.StateClosed, http.StateHijacked:
+			open--
+			if open == 0 {
+				allClosed <- struct{}{}
+			}
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	c := mcpgo.StreamableHTTP(ts.URL+"/mcp", mcpgo.WithRoundTripper(func(rt http.RoundTripper) http.RoundTripper { return hiddenRT{rt} }))
+	if _, err := c.ToolNames(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// Every connection closes, idle ones included, not just the stream.
+	for {
+		select {
+		case <-allClosed:
+			mu.Lock()
+			n := open
+			mu.Unlock()
+			if n == 0 {
+				return
+			}
+		case <-time.After(10 * time.Second):
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("%d of the Conn's connections stayed open after Close", open)
+		}
 	}
 }
