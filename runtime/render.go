@@ -54,7 +54,7 @@ func (r *Result) ModelTextAs(mode Rendering, schema json.RawMessage) string {
 // ownRendering is implemented by tools given WithRendering.
 type ownRendering interface{ hasRendering() bool }
 
-func (t *Tool[I, O]) hasRendering() bool { return t.rendering != "" }
+func (t *Tool[I, O]) hasRendering() bool { return t.core.rendering != "" }
 
 // WithRendering returns a copy of the toolset whose tools write their
 // structured output for the model in r. With no names it applies to every

@@ -28,15 +28,23 @@ func LinksOf[I, O any](t *Tool[I, O], in I, res *TypedResult[O]) []ResourceLink 
 	if res == nil {
 		return nil
 	}
+	return t.core.links(&in, res.Content)
+}
+
+// links is kept out of line: inlined, every tool's LinksOf would compile
+// its own copy of the loop.
+//
+//go:noinline
+func (t *toolCore) links(in any, content []Content) []ResourceLink {
 	replay := func(ctx context.Context) (*Result, error) {
-		tr, err := t.Call(ctx, in)
-		if err != nil {
+		var res Result
+		if err := t.call(ctx, in, typedParts{out: t.newOut(), res: &res}); err != nil {
 			return nil, err
 		}
-		return &tr.Result, nil
+		return &res, nil
 	}
 	var out []ResourceLink
-	for _, c := range res.Content {
+	for _, c := range content {
 		if c.Type != ContentResourceLink {
 			continue
 		}

@@ -90,7 +90,16 @@ func (*NoOutput) Validate() error { return nil }
 // returns the generated Output plus everything else the server sent; Invoke
 // is the same tool for a language model (JSON in, text out). A Tool is safe
 // for concurrent use if its Caller is.
+//
+// Its methods are thin: the work is done by a toolCore that handles inputs
+// and outputs as pointers behind interfaces, so a package of a thousand
+// tools compiles one copy of the call path instead of one per tool.
 type Tool[I, O any] struct {
+	core toolCore
+}
+
+// toolCore is a Tool without its type parameters.
+type toolCore struct {
 	desc        *Descriptor
 	caller      Caller
 	timeout     time.Duration
@@ -102,14 +111,20 @@ type Tool[I, O any] struct {
 	handle      handler
 	strict      bool
 	rendering   Rendering
-	validateIn  func(*I) error
-	validateOut func(*O) error
+	newIn       func() any // a new *I
+	newOut      func() any // a new *O
 }
 
 // NewTool builds a typed tool over c. It never touches the network.
 // Generated factories call it as NewTool[XInput, XOutput](&xDescriptor, c,
 // opts...); the pointer type parameters are inferred.
 func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Caller, opts ...Option) *Tool[I, O] {
+	t := &Tool[I, O]{}
+	t.core.init(desc, c, opts, func() any { return PI(new(I)) }, func() any { return PO(new(O)) })
+	return t
+}
+
+func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut func() any) {
 	o := toolOptions{timeout: DefaultTimeout}
 	for _, opt := range opts {
 		opt(&o)
@@ -119,7 +134,7 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 			o.server = n.Name()
 		}
 	}
-	t := &Tool[I, O]{
+	*t = toolCore{
 		desc:        desc,
 		caller:      c,
 		timeout:     o.timeout,
@@ -129,8 +144,8 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 		server:      o.server,
 		strict:      desc.closedInput(),
 		rendering:   o.rendering,
-		validateIn:  func(in *I) error { return PI(in).Validate() },
-		validateOut: func(out *O) error { return PO(out).Validate() },
+		newIn:       newIn,
+		newOut:      newOut,
 	}
 	var gate interceptor
 	if o.gate != nil {
@@ -141,14 +156,13 @@ func NewTool[I, O any, PI Validator[I], PO Validator[O]](desc *Descriptor, c Cal
 		t.declared = declaredProperties(desc.InputSchema, o.identityArg)
 	}
 	t.handle = chain(callerHandler(c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
-	return t
 }
 
 // Descriptor returns the tool's descriptor.
-func (t *Tool[I, O]) Descriptor() *Descriptor { return t.desc }
+func (t *Tool[I, O]) Descriptor() *Descriptor { return t.core.desc }
 
 // Timeout returns the per-call timeout (0: none).
-func (t *Tool[I, O]) Timeout() time.Duration { return t.timeout }
+func (t *Tool[I, O]) Timeout() time.Duration { return t.core.timeout }
 
 // TypedResult is a successful call's typed output together with everything
 // the server sent (content blocks, raw structuredContent, _meta).
@@ -163,23 +177,44 @@ type TypedResult[O any] struct {
 	Result
 }
 
+// typedParts points into a TypedResult[O] for the core to fill in; only
+// out is required (Invoke wants the check, not the copy).
+type typedParts struct {
+	out  any // *O
+	src  *OutputSource
+	prov *Provenance
+	res  *Result
+}
+
+func partsOf[O any](tr *TypedResult[O]) typedParts {
+	return typedParts{out: &tr.Output, src: &tr.Source, prov: &tr.Provenance, res: &tr.Result}
+}
+
 // Call validates in, calls the tool and rehydrates the result. Errors:
 // *ValidationError for invalid input (nothing is sent), *ToolError when the
 // tool reports isError, *OutputError when the output is missing or does not
 // match the schema, *TimeoutError, and the Caller's errors (wrapped).
 func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
-	if err := t.validateIn(&in); err != nil {
-		return nil, t.inputError(err)
+	tr := new(TypedResult[O])
+	if err := t.core.call(ctx, &in, partsOf(tr)); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
+	if err := in.(validator).Validate(); err != nil {
+		return t.inputError(err)
 	}
 	args, err := marshalInput(in)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
+		return fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
 	}
 	c, err := t.newCall(ctx, args)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return t.typed(t.handle(ctx, c))(c)
+	return t.typed(ctx, c, tr)
 }
 
 // Resume makes the gated call the approval id holds, once: the first
@@ -189,14 +224,25 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 // ErrApprovalDenied, ErrApprovalExpired, ErrApprovalMismatch,
 // ErrOutcomeUnknown, ErrApprovedCallFailed, ErrApprovedCallNotSent).
 func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
-	c, err := t.resumeCall(ctx, id)
-	if err != nil {
+	tr := new(TypedResult[O])
+	if err := t.core.resume(ctx, id, partsOf(tr)); err != nil {
 		return nil, err
 	}
-	return t.typed(t.handle(ctx, c))(c)
+	return tr, nil
 }
 
-func (t *Tool[I, O]) resumeCall(ctx context.Context, id string) (*call, error) {
+func (t *toolCore) resume(ctx context.Context, id string, tr typedParts) error {
+	c, err := t.resumeCall(ctx, id)
+	if err != nil {
+		return err
+	}
+	return t.typed(ctx, c, tr)
+}
+
+// validator is what Validator[T] guarantees of a *T.
+type validator interface{ Validate() error }
+
+func (t *toolCore) resumeCall(ctx context.Context, id string) (*call, error) {
 	if t.gate == nil {
 		return nil, fmt.Errorf("tool %q: resume approval %s: the tool has no gate (WithGate)", t.desc.Name, id)
 	}
@@ -208,21 +254,23 @@ func (t *Tool[I, O]) resumeCall(ctx context.Context, id string) (*call, error) {
 	return c, nil
 }
 
-func (t *Tool[I, O]) typed(res *Result, err error) func(*call) (*TypedResult[O], error) {
-	return func(c *call) (*TypedResult[O], error) {
-		if err != nil {
-			return nil, err
-		}
-		tr, err := t.rehydrate(res)
-		if tr != nil && c.prov != nil {
-			tr.Provenance = *c.prov
-		}
-		return tr, err
+// typed makes the call c and rehydrates its result into tr.
+func (t *toolCore) typed(ctx context.Context, c *call, tr typedParts) error {
+	res, err := t.handle(ctx, c)
+	if err != nil {
+		return err
 	}
+	if err := t.rehydrate(res, tr); err != nil {
+		return err
+	}
+	if c.prov != nil && tr.prov != nil {
+		*tr.prov = *c.prov
+	}
+	return nil
 }
 
 // newCall starts a call, resolving its principal before anything is sent.
-func (t *Tool[I, O]) newCall(ctx context.Context, args json.RawMessage) (*call, error) {
+func (t *toolCore) newCall(ctx context.Context, args json.RawMessage) (*call, error) {
 	c := &call{desc: t.desc, server: t.server, args: args}
 	if t.tokens == nil {
 		if t.identityArg != "" {
@@ -238,7 +286,7 @@ func (t *Tool[I, O]) newCall(ctx context.Context, args json.RawMessage) (*call, 
 	return c, nil
 }
 
-func (t *Tool[I, O]) inputError(err error) error {
+func (t *toolCore) inputError(err error) error {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		c := *ve
@@ -250,43 +298,47 @@ func (t *Tool[I, O]) inputError(err error) error {
 	return fmt.Errorf("%s input: %w", t.desc.Name, err)
 }
 
-// rehydrate decodes the typed output: structuredContent is the source of
-// truth; without it a text block holding JSON is used when the tool declares
-// an output schema.
-func (t *Tool[I, O]) rehydrate(res *Result) (*TypedResult[O], error) {
+// rehydrate decodes the typed output into tr: structuredContent is the
+// source of truth; without it a text block holding JSON is used when the
+// tool declares an output schema.
+func (t *toolCore) rehydrate(res *Result, tr typedParts) error {
 	if res.IsError {
-		return nil, &ToolError{Tool: t.desc.Name, Message: res.ModelText(), Result: res}
+		return &ToolError{Tool: t.desc.Name, Message: res.ModelText(), Result: res}
 	}
-	tr := &TypedResult[O]{Result: *res}
+	if tr.res != nil {
+		*tr.res = *res
+	}
 	if !t.desc.HasOutputSchema() {
-		return tr, nil
+		return nil
 	}
 	raw, src := res.StructuredContent, FromStructuredContent
 	if !res.HasStructuredContent() {
 		raw, src = jsonText(res), FromTextContent
 	}
 	if raw == nil {
-		return nil, &OutputError{Tool: t.desc.Name, Result: res, Violations: []Violation{{
+		return &OutputError{Tool: t.desc.Name, Result: res, Violations: []Violation{{
 			Message: "no structured output: the tool declares an output schema but sent neither structuredContent nor a JSON text block",
 		}}}
 	}
 	// encoding/json itself is lenient about unknown members here (servers
 	// add fields over time; the raw bytes stay in Result); an Output type
 	// with its own UnmarshalJSON may be stricter, as its schema says.
-	if vs := decodeOutput(raw, &tr.Output); len(vs) > 0 {
-		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: vs, Result: res}
+	if vs := decodeOutput(raw, tr.out); len(vs) > 0 {
+		return &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: vs, Result: res}
 	}
-	if err := t.validateOut(&tr.Output); err != nil {
-		return nil, &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: violationsOf(err, nil), Result: res}
+	if err := tr.out.(validator).Validate(); err != nil {
+		return &OutputError{Tool: t.desc.Name, Source: src, Raw: raw, Violations: violationsOf(err, nil), Result: res}
 	}
-	tr.Source = src
-	return tr, nil
+	if tr.src != nil {
+		*tr.src = src
+	}
+	return nil
 }
 
 // marshalInput encodes in with its generated MarshalJSON when it has one:
 // json.Marshal would validate and compact what is already compact JSON.
-func marshalInput[I any](in I) ([]byte, error) {
-	if m, ok := any(in).(json.Marshaler); ok {
+func marshalInput(in any) ([]byte, error) {
+	if m, ok := in.(json.Marshaler); ok {
 		if b, err := m.MarshalJSON(); err == nil && jsonscan.Valid(b) {
 			return b, nil
 		}
@@ -298,8 +350,8 @@ func marshalInput[I any](in I) ([]byte, error) {
 // UnmarshalJSON is called directly on valid JSON, which spares the copy and
 // the second scan a json.Decoder makes; anything else takes the general
 // path and its messages.
-func decodeOutput[O any](raw []byte, dst *O) []Violation {
-	if u, ok := any(dst).(json.Unmarshaler); ok && jsonscan.Valid(raw) {
+func decodeOutput(raw []byte, dst any) []Violation {
+	if u, ok := dst.(json.Unmarshaler); ok && jsonscan.Valid(raw) {
 		if err := u.UnmarshalJSON(jsonscan.Trim(raw)); err != nil {
 			return violationsOf(err, raw)
 		}
@@ -357,6 +409,10 @@ type ModelResult struct {
 // cancellation, a failing approval store and a server lacking the tool,
 // which the model cannot fix.
 func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
+	return t.core.invoke(ctx, args)
+}
+
+func (t *toolCore) invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}") // models often send nothing for no-argument tools
@@ -366,13 +422,13 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 		// there is dropped, and the runtime sets the real token.
 		args = removeArgument(args, t.identityArg, t.declared)
 	}
-	var in I
-	vs := decodeArgs(args, &in, t.strict)
+	in := t.newIn()
+	vs := decodeArgs(args, in, t.strict)
 	if len(vs) == 0 || vs[0].Pointer != "" {
 		// A decoding problem at a member leaves the rest decoded, so
 		// validation still finds the other problems; drop what it says about
 		// members that failed to decode.
-		for _, v := range validationViolations(t.validateIn(&in), nil) {
+		for _, v := range validationViolations(in.(validator).Validate(), nil) {
 			if !coveredBy(v, vs) {
 				vs = append(vs, v)
 			}
@@ -393,6 +449,10 @@ func (t *Tool[I, O]) Invoke(ctx context.Context, args json.RawMessage) (ModelRes
 // as model text, or, for a denied approval, a failed result telling the
 // model a person denied the call. Other approval problems are Go errors.
 func (t *Tool[I, O]) ResumeInvoke(ctx context.Context, id string) (ModelResult, error) {
+	return t.core.resumeInvoke(ctx, id)
+}
+
+func (t *toolCore) resumeInvoke(ctx context.Context, id string) (ModelResult, error) {
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
 		return ModelResult{}, err
@@ -405,7 +465,7 @@ func (t *Tool[I, O]) ResumeInvoke(ctx context.Context, id string) (ModelResult, 
 	return t.modelResult(ctx, c, res, err)
 }
 
-func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err error) (ModelResult, error) {
+func (t *toolCore) modelResult(ctx context.Context, c *call, res *Result, err error) (ModelResult, error) {
 	if err != nil {
 		var te *TimeoutError
 		var pe *ProtocolError
@@ -420,7 +480,7 @@ func (t *Tool[I, O]) modelResult(ctx context.Context, c *call, res *Result, err 
 		}
 		return ModelResult{}, err
 	}
-	_, err = t.rehydrate(res)
+	err = t.rehydrate(res, typedParts{out: t.newOut()})
 	var oe *OutputError
 	switch {
 	case err == nil:
