@@ -167,9 +167,11 @@ func TestGoldenCompiles(t *testing.T) {
 	run("vet", "./...")
 	run("build", "-o", "driver.bin", "./driver")
 	cmd := exec.Command(filepath.Join(dir, "driver.bin"), filepath.Join(dir, "requests.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("driver: %v", err)
+		t.Fatalf("driver: %v\n%s", err, stderr.Bytes())
 	}
 	var results []driverResult
 	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(reqs) {

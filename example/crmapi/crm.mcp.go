@@ -578,27 +578,19 @@ type ExportContactsInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ExportContactsInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Owner != nil {
-		enc.Member("owner", v.Owner)
-	}
-	return enc.Bytes()
+	return codecExportContactsInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ExportContactsInput{}
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Owner, "/owner", &vs)
-	}
-	return vs.Err("")
+	return codecExportContactsInput.Decode(data, v)
 }
+
+// codecExportContactsInput is ExportContactsInput's table for MarshalJSON and UnmarshalJSON.
+var codecExportContactsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "owner", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *ExportContactsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -637,23 +629,18 @@ type ExportPipelineInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ExportPipelineInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecExportPipelineInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *ExportPipelineInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ExportPipelineInput{}
-	m.Unknown("", &vs)
-	return vs.Err("")
+	return codecExportPipelineInput.Decode(data, v)
 }
+
+// codecExportPipelineInput is ExportPipelineInput's table for MarshalJSON and UnmarshalJSON.
+var codecExportPipelineInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{}}
 
 func (v *ExportPipelineInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -695,28 +682,20 @@ type GetContactInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetContactInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("contact_id", v.ContactID)
-	return enc.Bytes()
+	return codecGetContactInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetContactInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetContactInput{}
-	m.Required("", &vs, "contact_id")
-	if raw, ok := m.Get("contact_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
-	}
-	m.Unknown("", &vs, "contact_id")
-	return vs.Err("")
+	return codecGetContactInput.Decode(data, v)
 }
+
+// codecGetContactInput is GetContactInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetContactInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "contact_id", Required: true},
+}}
 
 func (v *GetContactInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetContactInput0.MatchString(v.ContactID) {
@@ -776,49 +755,25 @@ type GetContactOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetContactOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("name", v.Name)
-	enc.Member("email", v.Email)
-	enc.Member("company", v.Company)
-	enc.Member("owner", v.Owner)
-	enc.Member("tags", mcpimpl.NonNilSlice(v.Tags))
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "name", "email", "company", "owner", "tags")
-	return enc.Bytes()
+	return codecGetContactOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetContactOutput{}
-	m.Required("", &vs, "id", "name", "email", "company", "owner", "tags")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("name"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Name, "/name", &vs)
-	}
-	if raw, ok := m.Get("email"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Email, "/email", &vs)
-	}
-	if raw, ok := m.Get("company"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Company, "/company", &vs)
-	}
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("tags"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetContactOutput", "id", "name", "email", "company", "owner", "tags")
-	return vs.Err("")
+	return codecGetContactOutput.Decode(data, v)
 }
+
+// codecGetContactOutput is GetContactOutput's table for MarshalJSON and UnmarshalJSON.
+var codecGetContactOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "name", Required: true},
+	{Name: "email", Required: true},
+	{Name: "company", Required: true},
+	{Name: "owner", Required: true},
+	{Name: "tags", Presence: mcpimpl.EmptyArray, Required: true},
+}}
 
 func (v *GetContactOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -860,28 +815,20 @@ type GetDealInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetDealInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("deal_id", v.DealID)
-	return enc.Bytes()
+	return codecGetDealInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetDealInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetDealInput{}
-	m.Required("", &vs, "deal_id")
-	if raw, ok := m.Get("deal_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
-	}
-	m.Unknown("", &vs, "deal_id")
-	return vs.Err("")
+	return codecGetDealInput.Decode(data, v)
 }
+
+// codecGetDealInput is GetDealInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetDealInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "deal_id", Required: true},
+}}
 
 func (v *GetDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetDealInput0.MatchString(v.DealID) {
@@ -943,57 +890,27 @@ type GetDealOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetDealOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("title", v.Title)
-	enc.Member("contact_id", v.ContactID)
-	enc.Member("stage", v.Stage)
-	enc.Member("amount", v.Amount)
-	enc.Member("currency", v.Currency)
-	enc.Member("owner", v.Owner)
-	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	return enc.Bytes()
+	return codecGetDealOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetDealOutput{}
-	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("contact_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.DecodeString[GetDealOutputStage](raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("currency"); ok {
-		mcpimpl.DecodeString[GetDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
-	}
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("notes"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetDealOutput", "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	return vs.Err("")
+	return codecGetDealOutput.Decode(data, v)
 }
+
+// codecGetDealOutput is GetDealOutput's table for MarshalJSON and UnmarshalJSON.
+var codecGetDealOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "title", Required: true},
+	{Name: "contact_id", Required: true},
+	{Name: "stage", Required: true},
+	{Name: "amount", Required: true},
+	{Name: "currency", Required: true},
+	{Name: "owner", Required: true},
+	{Name: "notes", Presence: mcpimpl.EmptyArray, Required: true},
+}}
 
 func (v *GetDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
@@ -1095,23 +1012,18 @@ type PipelineChartInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v PipelineChartInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecPipelineChartInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *PipelineChartInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = PipelineChartInput{}
-	m.Unknown("", &vs)
-	return vs.Err("")
+	return codecPipelineChartInput.Decode(data, v)
 }
+
+// codecPipelineChartInput is PipelineChartInput's table for MarshalJSON and UnmarshalJSON.
+var codecPipelineChartInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{}}
 
 func (v *PipelineChartInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1160,47 +1072,23 @@ type SearchDealsInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SearchDealsInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Query != nil {
-		enc.Member("query", v.Query)
-	}
-	if v.Stage != nil {
-		enc.Member("stage", v.Stage)
-	}
-	if v.MinAmount != nil {
-		enc.Member("min_amount", v.MinAmount)
-	}
-	if v.Limit != nil {
-		enc.Member("limit", v.Limit)
-	}
-	return enc.Bytes()
+	return codecSearchDealsInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SearchDealsInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SearchDealsInput{}
-	if raw, ok := m.Get("query"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Query, "/query", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[SearchDealsInputStage])(raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("min_amount"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.MinAmount, "/min_amount", &vs)
-	}
-	if raw, ok := m.Get("limit"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
-	}
-	m.Unknown("", &vs, "query", "stage", "min_amount", "limit")
-	return vs.Err("")
+	return codecSearchDealsInput.Decode(data, v)
 }
+
+// codecSearchDealsInput is SearchDealsInput's table for MarshalJSON and UnmarshalJSON.
+var codecSearchDealsInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "query", Presence: mcpimpl.OmitNil},
+	{Name: "stage", Presence: mcpimpl.OmitNil},
+	{Name: "min_amount", Presence: mcpimpl.OmitNil},
+	{Name: "limit", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *SearchDealsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Stage != nil {
@@ -1291,33 +1179,21 @@ type SearchDealsOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("deals", mcpimpl.NonNilSlice(v.Deals))
-	enc.Member("total", v.Total)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "deals", "total")
-	return enc.Bytes()
+	return codecSearchDealsOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SearchDealsOutput{}
-	m.Required("", &vs, "deals", "total")
-	if raw, ok := m.Get("deals"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeInner[SearchDealsOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
-	}
-	if raw, ok := m.Get("total"); ok {
-		mcpimpl.DecodeInteger[int64](raw, &v.Total, "/total", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SearchDealsOutput", "deals", "total")
-	return vs.Err("")
+	return codecSearchDealsOutput.Decode(data, v)
 }
+
+// codecSearchDealsOutput is SearchDealsOutput's table for MarshalJSON and UnmarshalJSON.
+var codecSearchDealsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "deals", Presence: mcpimpl.EmptyArray, Required: true},
+	{Name: "total", Required: true},
+}}
 
 func (v *SearchDealsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	for i0, e0 := range v.Deals {
@@ -1377,49 +1253,25 @@ type SearchDealsOutputDealsItem struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("title", v.Title)
-	enc.Member("company", v.Company)
-	enc.Member("stage", v.Stage)
-	enc.Member("amount", v.Amount)
-	enc.Member("currency", v.Currency)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "company", "stage", "amount", "currency")
-	return enc.Bytes()
+	return codecSearchDealsOutputDealsItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SearchDealsOutputDealsItem{}
-	m.Required("", &vs, "id", "title", "company", "stage", "amount", "currency")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("company"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Company, "/company", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.DecodeString[SearchDealsOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("currency"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Currency, "/currency", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SearchDealsOutputDealsItem", "id", "title", "company", "stage", "amount", "currency")
-	return vs.Err("")
+	return codecSearchDealsOutputDealsItem.Decode(data, v)
 }
+
+// codecSearchDealsOutputDealsItem is SearchDealsOutputDealsItem's table for MarshalJSON and UnmarshalJSON.
+var codecSearchDealsOutputDealsItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "title", Required: true},
+	{Name: "company", Required: true},
+	{Name: "stage", Required: true},
+	{Name: "amount", Required: true},
+	{Name: "currency", Required: true},
+}}
 
 func (v *SearchDealsOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
@@ -1474,36 +1326,22 @@ type SendEmailInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SendEmailInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("contact_id", v.ContactID)
-	enc.Member("subject", v.Subject)
-	enc.Member("body", v.Body)
-	return enc.Bytes()
+	return codecSendEmailInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *SendEmailInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SendEmailInput{}
-	m.Required("", &vs, "contact_id", "subject", "body")
-	if raw, ok := m.Get("contact_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
-	}
-	if raw, ok := m.Get("subject"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Subject, "/subject", &vs)
-	}
-	if raw, ok := m.Get("body"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Body, "/body", &vs)
-	}
-	m.Unknown("", &vs, "contact_id", "subject", "body")
-	return vs.Err("")
+	return codecSendEmailInput.Decode(data, v)
 }
+
+// codecSendEmailInput is SendEmailInput's table for MarshalJSON and UnmarshalJSON.
+var codecSendEmailInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "contact_id", Required: true},
+	{Name: "subject", Required: true},
+	{Name: "body", Required: true},
+}}
 
 func (v *SendEmailInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternSendEmailInput0.MatchString(v.ContactID) {
@@ -1564,37 +1402,22 @@ type SendEmailOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("message_id", v.MessageID)
-	enc.Member("to", v.To)
-	enc.Member("status", v.Status)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "message_id", "to", "status")
-	return enc.Bytes()
+	return codecSendEmailOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SendEmailOutput{}
-	m.Required("", &vs, "message_id", "to", "status")
-	if raw, ok := m.Get("message_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.MessageID, "/message_id", &vs)
-	}
-	if raw, ok := m.Get("to"); ok {
-		mcpimpl.DecodeString[string](raw, &v.To, "/to", &vs)
-	}
-	if raw, ok := m.Get("status"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Status, "/status", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "SendEmailOutput", "message_id", "to", "status")
-	return vs.Err("")
+	return codecSendEmailOutput.Decode(data, v)
 }
+
+// codecSendEmailOutput is SendEmailOutput's table for MarshalJSON and UnmarshalJSON.
+var codecSendEmailOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "message_id", Required: true},
+	{Name: "to", Required: true},
+	{Name: "status", Required: true},
+}}
 
 func (v *SendEmailOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Status != "queued" {
@@ -1646,46 +1469,23 @@ type UpdateDealInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v UpdateDealInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("deal_id", v.DealID)
-	if v.Stage != nil {
-		enc.Member("stage", v.Stage)
-	}
-	if v.Amount != nil {
-		enc.Member("amount", v.Amount)
-	}
-	if v.Note != nil {
-		enc.Member("note", v.Note)
-	}
-	return enc.Bytes()
+	return codecUpdateDealInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *UpdateDealInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = UpdateDealInput{}
-	m.Required("", &vs, "deal_id")
-	if raw, ok := m.Get("deal_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.DealID, "/deal_id", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[UpdateDealInputStage])(raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("note"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Note, "/note", &vs)
-	}
-	m.Unknown("", &vs, "deal_id", "stage", "amount", "note")
-	return vs.Err("")
+	return codecUpdateDealInput.Decode(data, v)
 }
+
+// codecUpdateDealInput is UpdateDealInput's table for MarshalJSON and UnmarshalJSON.
+var codecUpdateDealInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "deal_id", Required: true},
+	{Name: "stage", Presence: mcpimpl.OmitNil},
+	{Name: "amount", Presence: mcpimpl.OmitNil},
+	{Name: "note", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *UpdateDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternUpdateDealInput0.MatchString(v.DealID) {
@@ -1788,57 +1588,27 @@ type UpdateDealOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("title", v.Title)
-	enc.Member("contact_id", v.ContactID)
-	enc.Member("stage", v.Stage)
-	enc.Member("amount", v.Amount)
-	enc.Member("currency", v.Currency)
-	enc.Member("owner", v.Owner)
-	enc.Member("notes", mcpimpl.NonNilSlice(v.Notes))
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	return enc.Bytes()
+	return codecUpdateDealOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = UpdateDealOutput{}
-	m.Required("", &vs, "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("contact_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ContactID, "/contact_id", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.DecodeString[UpdateDealOutputStage](raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("currency"); ok {
-		mcpimpl.DecodeString[UpdateDealOutputCurrency](raw, &v.Currency, "/currency", &vs)
-	}
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("notes"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Notes, "/notes", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "UpdateDealOutput", "id", "title", "contact_id", "stage", "amount", "currency", "owner", "notes")
-	return vs.Err("")
+	return codecUpdateDealOutput.Decode(data, v)
 }
+
+// codecUpdateDealOutput is UpdateDealOutput's table for MarshalJSON and UnmarshalJSON.
+var codecUpdateDealOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "title", Required: true},
+	{Name: "contact_id", Required: true},
+	{Name: "stage", Required: true},
+	{Name: "amount", Required: true},
+	{Name: "currency", Required: true},
+	{Name: "owner", Required: true},
+	{Name: "notes", Presence: mcpimpl.EmptyArray, Required: true},
+}}
 
 func (v *UpdateDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Stage.validate(ptr+"/stage", vs)
@@ -1947,44 +1717,23 @@ type DealSummaryContent struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v DealSummaryContent) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("title", v.Title)
-	enc.Member("stage", v.Stage)
-	enc.Member("amount", v.Amount)
-	enc.Member("currency", v.Currency)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "stage", "amount", "currency")
-	return enc.Bytes()
+	return codecDealSummaryContent.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *DealSummaryContent) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = DealSummaryContent{}
-	m.Required("", &vs, "id", "title", "stage", "amount", "currency")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("currency"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Currency, "/currency", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "id", "title", "stage", "amount", "currency")
-	return vs.Err("")
+	return codecDealSummaryContent.Decode(data, v)
 }
+
+// codecDealSummaryContent is DealSummaryContent's table for MarshalJSON and UnmarshalJSON.
+var codecDealSummaryContent = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "title", Required: true},
+	{Name: "stage", Required: true},
+	{Name: "amount", Required: true},
+	{Name: "currency", Required: true},
+}}
 
 func (v *DealSummaryContent) validate(ptr string, vs *mcpimpl.Violations) {}
 

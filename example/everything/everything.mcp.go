@@ -1030,26 +1030,19 @@ type EchoInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v EchoInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("message", v.Message)
-	return enc.Bytes()
+	return codecEchoInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *EchoInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = EchoInput{}
-	m.Required("", &vs, "message")
-	if raw, ok := m.Get("message"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Message, "/message", &vs)
-	}
-	return vs.Err("")
+	return codecEchoInput.Decode(data, v)
 }
+
+// codecEchoInput is EchoInput's table for MarshalJSON and UnmarshalJSON.
+var codecEchoInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "message", Required: true},
+}}
 
 func (v *EchoInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1096,32 +1089,20 @@ type GetAnnotatedMessageInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetAnnotatedMessageInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("messageType", v.MessageType)
-	if v.IncludeImage != nil {
-		enc.Member("includeImage", v.IncludeImage)
-	}
-	return enc.Bytes()
+	return codecGetAnnotatedMessageInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetAnnotatedMessageInput{}
-	m.Required("", &vs, "messageType")
-	if raw, ok := m.Get("messageType"); ok {
-		mcpimpl.DecodeString[GetAnnotatedMessageInputMessageType](raw, &v.MessageType, "/messageType", &vs)
-	}
-	if raw, ok := m.Get("includeImage"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.IncludeImage, "/includeImage", &vs)
-	}
-	return vs.Err("")
+	return codecGetAnnotatedMessageInput.Decode(data, v)
 }
+
+// codecGetAnnotatedMessageInput is GetAnnotatedMessageInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetAnnotatedMessageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "messageType", Required: true},
+	{Name: "includeImage", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GetAnnotatedMessageInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.MessageType.validate(ptr+"/messageType", vs)
@@ -1190,21 +1171,17 @@ type GetEnvInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetEnvInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecGetEnvInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetEnvInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetEnvInput{}
-	return vs.Err("")
+	return codecGetEnvInput.Decode(data, v)
 }
+
+// codecGetEnvInput is GetEnvInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetEnvInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetEnvInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1248,27 +1225,19 @@ type GetResourceLinksInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceLinksInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Count != nil {
-		enc.Member("count", v.Count)
-	}
-	return enc.Bytes()
+	return codecGetResourceLinksInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetResourceLinksInput{}
-	if raw, ok := m.Get("count"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Count, "/count", &vs)
-	}
-	return vs.Err("")
+	return codecGetResourceLinksInput.Decode(data, v)
 }
+
+// codecGetResourceLinksInput is GetResourceLinksInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetResourceLinksInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "count", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GetResourceLinksInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Count != nil {
@@ -1324,33 +1293,20 @@ type GetResourceReferenceInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetResourceReferenceInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.ResourceType != nil {
-		enc.Member("resourceType", v.ResourceType)
-	}
-	if v.ResourceID != nil {
-		enc.Member("resourceId", v.ResourceID)
-	}
-	return enc.Bytes()
+	return codecGetResourceReferenceInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetResourceReferenceInput{}
-	if raw, ok := m.Get("resourceType"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[GetResourceReferenceInputResourceType])(raw, &v.ResourceType, "/resourceType", &vs)
-	}
-	if raw, ok := m.Get("resourceId"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.ResourceID, "/resourceId", &vs)
-	}
-	return vs.Err("")
+	return codecGetResourceReferenceInput.Decode(data, v)
 }
+
+// codecGetResourceReferenceInput is GetResourceReferenceInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetResourceReferenceInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "resourceType", Presence: mcpimpl.OmitNil},
+	{Name: "resourceId", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GetResourceReferenceInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.ResourceType != nil {
@@ -1418,21 +1374,17 @@ type GetRootsListInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetRootsListInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecGetRootsListInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetRootsListInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetRootsListInput{}
-	return vs.Err("")
+	return codecGetRootsListInput.Decode(data, v)
 }
+
+// codecGetRootsListInput is GetRootsListInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetRootsListInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetRootsListInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1475,26 +1427,19 @@ type GetStructuredContentInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetStructuredContentInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("location", v.Location)
-	return enc.Bytes()
+	return codecGetStructuredContentInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetStructuredContentInput{}
-	m.Required("", &vs, "location")
-	if raw, ok := m.Get("location"); ok {
-		mcpimpl.DecodeString[GetStructuredContentInputLocation](raw, &v.Location, "/location", &vs)
-	}
-	return vs.Err("")
+	return codecGetStructuredContentInput.Decode(data, v)
 }
+
+// codecGetStructuredContentInput is GetStructuredContentInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetStructuredContentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "location", Required: true},
+}}
 
 func (v *GetStructuredContentInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Location.validate(ptr+"/location", vs)
@@ -1573,37 +1518,22 @@ type GetStructuredContentOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("temperature", v.Temperature)
-	enc.Member("conditions", v.Conditions)
-	enc.Member("humidity", v.Humidity)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "temperature", "conditions", "humidity")
-	return enc.Bytes()
+	return codecGetStructuredContentOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetStructuredContentOutput{}
-	m.Required("", &vs, "temperature", "conditions", "humidity")
-	if raw, ok := m.Get("temperature"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Temperature, "/temperature", &vs)
-	}
-	if raw, ok := m.Get("conditions"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Conditions, "/conditions", &vs)
-	}
-	if raw, ok := m.Get("humidity"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Humidity, "/humidity", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "GetStructuredContentOutput", "temperature", "conditions", "humidity")
-	return vs.Err("")
+	return codecGetStructuredContentOutput.Decode(data, v)
 }
+
+// codecGetStructuredContentOutput is GetStructuredContentOutput's table for MarshalJSON and UnmarshalJSON.
+var codecGetStructuredContentOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "temperature", Required: true},
+	{Name: "conditions", Required: true},
+	{Name: "humidity", Required: true},
+}}
 
 func (v *GetStructuredContentOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1649,30 +1579,20 @@ type GetSumInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetSumInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("a", v.A)
-	enc.Member("b", v.B)
-	return enc.Bytes()
+	return codecGetSumInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetSumInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetSumInput{}
-	m.Required("", &vs, "a", "b")
-	if raw, ok := m.Get("a"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.A, "/a", &vs)
-	}
-	if raw, ok := m.Get("b"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.B, "/b", &vs)
-	}
-	return vs.Err("")
+	return codecGetSumInput.Decode(data, v)
 }
+
+// codecGetSumInput is GetSumInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetSumInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "a", Required: true},
+	{Name: "b", Required: true},
+}}
 
 func (v *GetSumInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1712,21 +1632,17 @@ type GetTinyImageInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetTinyImageInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecGetTinyImageInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetTinyImageInput{}
-	return vs.Err("")
+	return codecGetTinyImageInput.Decode(data, v)
 }
+
+// codecGetTinyImageInput is GetTinyImageInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetTinyImageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetTinyImageInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1779,39 +1695,21 @@ type GzipFileAsResourceInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GzipFileAsResourceInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Name != nil {
-		enc.Member("name", v.Name)
-	}
-	if v.Data != nil {
-		enc.Member("data", v.Data)
-	}
-	if v.OutputType != nil {
-		enc.Member("outputType", v.OutputType)
-	}
-	return enc.Bytes()
+	return codecGzipFileAsResourceInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GzipFileAsResourceInput{}
-	if raw, ok := m.Get("name"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Name, "/name", &vs)
-	}
-	if raw, ok := m.Get("data"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Data, "/data", &vs)
-	}
-	if raw, ok := m.Get("outputType"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[GzipFileAsResourceInputOutputType])(raw, &v.OutputType, "/outputType", &vs)
-	}
-	return vs.Err("")
+	return codecGzipFileAsResourceInput.Decode(data, v)
 }
+
+// codecGzipFileAsResourceInput is GzipFileAsResourceInput's table for MarshalJSON and UnmarshalJSON.
+var codecGzipFileAsResourceInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "name", Presence: mcpimpl.OmitNil},
+	{Name: "data", Presence: mcpimpl.OmitNil},
+	{Name: "outputType", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GzipFileAsResourceInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.OutputType != nil {
@@ -1888,32 +1786,20 @@ type SimulateResearchQueryInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v SimulateResearchQueryInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("topic", v.Topic)
-	if v.Ambiguous != nil {
-		enc.Member("ambiguous", v.Ambiguous)
-	}
-	return enc.Bytes()
+	return codecSimulateResearchQueryInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = SimulateResearchQueryInput{}
-	m.Required("", &vs, "topic")
-	if raw, ok := m.Get("topic"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Topic, "/topic", &vs)
-	}
-	if raw, ok := m.Get("ambiguous"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.Ambiguous, "/ambiguous", &vs)
-	}
-	return vs.Err("")
+	return codecSimulateResearchQueryInput.Decode(data, v)
 }
+
+// codecSimulateResearchQueryInput is SimulateResearchQueryInput's table for MarshalJSON and UnmarshalJSON.
+var codecSimulateResearchQueryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "topic", Required: true},
+	{Name: "ambiguous", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *SimulateResearchQueryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1953,21 +1839,17 @@ type ToggleSimulatedLoggingInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSimulatedLoggingInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecToggleSimulatedLoggingInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ToggleSimulatedLoggingInput{}
-	return vs.Err("")
+	return codecToggleSimulatedLoggingInput.Decode(data, v)
 }
+
+// codecToggleSimulatedLoggingInput is ToggleSimulatedLoggingInput's table for MarshalJSON and UnmarshalJSON.
+var codecToggleSimulatedLoggingInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ToggleSimulatedLoggingInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -2007,21 +1889,17 @@ type ToggleSubscriberUpdatesInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ToggleSubscriberUpdatesInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecToggleSubscriberUpdatesInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ToggleSubscriberUpdatesInput{}
-	return vs.Err("")
+	return codecToggleSubscriberUpdatesInput.Decode(data, v)
 }
+
+// codecToggleSubscriberUpdatesInput is ToggleSubscriberUpdatesInput's table for MarshalJSON and UnmarshalJSON.
+var codecToggleSubscriberUpdatesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ToggleSubscriberUpdatesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -2061,21 +1939,17 @@ type TriggerElicitationRequestInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerElicitationRequestInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	return enc.Bytes()
+	return codecTriggerElicitationRequestInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerElicitationRequestInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = TriggerElicitationRequestInput{}
-	return vs.Err("")
+	return codecTriggerElicitationRequestInput.Decode(data, v)
 }
+
+// codecTriggerElicitationRequestInput is TriggerElicitationRequestInput's table for MarshalJSON and UnmarshalJSON.
+var codecTriggerElicitationRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *TriggerElicitationRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -2123,33 +1997,20 @@ type TriggerLongRunningOperationInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerLongRunningOperationInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Duration != nil {
-		enc.Member("duration", v.Duration)
-	}
-	if v.Steps != nil {
-		enc.Member("steps", v.Steps)
-	}
-	return enc.Bytes()
+	return codecTriggerLongRunningOperationInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = TriggerLongRunningOperationInput{}
-	if raw, ok := m.Get("duration"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Duration, "/duration", &vs)
-	}
-	if raw, ok := m.Get("steps"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.Steps, "/steps", &vs)
-	}
-	return vs.Err("")
+	return codecTriggerLongRunningOperationInput.Decode(data, v)
 }
+
+// codecTriggerLongRunningOperationInput is TriggerLongRunningOperationInput's table for MarshalJSON and UnmarshalJSON.
+var codecTriggerLongRunningOperationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "duration", Presence: mcpimpl.OmitNil},
+	{Name: "steps", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *TriggerLongRunningOperationInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -2196,32 +2057,20 @@ type TriggerSamplingRequestInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerSamplingRequestInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("prompt", v.Prompt)
-	if v.MaxTokens != nil {
-		enc.Member("maxTokens", v.MaxTokens)
-	}
-	return enc.Bytes()
+	return codecTriggerSamplingRequestInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerSamplingRequestInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = TriggerSamplingRequestInput{}
-	m.Required("", &vs, "prompt")
-	if raw, ok := m.Get("prompt"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Prompt, "/prompt", &vs)
-	}
-	if raw, ok := m.Get("maxTokens"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.MaxTokens, "/maxTokens", &vs)
-	}
-	return vs.Err("")
+	return codecTriggerSamplingRequestInput.Decode(data, v)
 }
+
+// codecTriggerSamplingRequestInput is TriggerSamplingRequestInput's table for MarshalJSON and UnmarshalJSON.
+var codecTriggerSamplingRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "prompt", Required: true},
+	{Name: "maxTokens", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *TriggerSamplingRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -2276,44 +2125,22 @@ type TriggerURLElicitationInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v TriggerURLElicitationInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("url", v.URL)
-	if v.Message != nil {
-		enc.Member("message", v.Message)
-	}
-	if v.ElicitationID != nil {
-		enc.Member("elicitationId", v.ElicitationID)
-	}
-	if v.ErrorPath != nil {
-		enc.Member("errorPath", v.ErrorPath)
-	}
-	return enc.Bytes()
+	return codecTriggerURLElicitationInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *TriggerURLElicitationInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = TriggerURLElicitationInput{}
-	m.Required("", &vs, "url")
-	if raw, ok := m.Get("url"); ok {
-		mcpimpl.DecodeString[string](raw, &v.URL, "/url", &vs)
-	}
-	if raw, ok := m.Get("message"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Message, "/message", &vs)
-	}
-	if raw, ok := m.Get("elicitationId"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.ElicitationID, "/elicitationId", &vs)
-	}
-	if raw, ok := m.Get("errorPath"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.ErrorPath, "/errorPath", &vs)
-	}
-	return vs.Err("")
+	return codecTriggerURLElicitationInput.Decode(data, v)
 }
+
+// codecTriggerURLElicitationInput is TriggerURLElicitationInput's table for MarshalJSON and UnmarshalJSON.
+var codecTriggerURLElicitationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "url", Required: true},
+	{Name: "message", Presence: mcpimpl.OmitNil},
+	{Name: "elicitationId", Presence: mcpimpl.OmitNil},
+	{Name: "errorPath", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *TriggerURLElicitationInput) validate(ptr string, vs *mcpimpl.Violations) {}
 

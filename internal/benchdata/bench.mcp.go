@@ -185,44 +185,23 @@ type GetReportInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v GetReportInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("region", v.Region)
-	enc.Member("quarter", v.Quarter)
-	if v.Limit != nil {
-		enc.Member("limit", v.Limit)
-	}
-	if v.Owners != nil {
-		enc.Member("owners", v.Owners)
-	}
-	return enc.Bytes()
+	return codecGetReportInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *GetReportInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetReportInput{}
-	m.Required("", &vs, "region", "quarter")
-	if raw, ok := m.Get("region"); ok {
-		mcpimpl.DecodeString[GetReportInputRegion](raw, &v.Region, "/region", &vs)
-	}
-	if raw, ok := m.Get("quarter"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
-	}
-	if raw, ok := m.Get("limit"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInteger[int64])(raw, &v.Limit, "/limit", &vs)
-	}
-	if raw, ok := m.Get("owners"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Owners, "/owners", &vs)
-	}
-	m.Unknown("", &vs, "region", "quarter", "limit", "owners")
-	return vs.Err("")
+	return codecGetReportInput.Decode(data, v)
 }
+
+// codecGetReportInput is GetReportInput's table for MarshalJSON and UnmarshalJSON.
+var codecGetReportInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "region", Required: true},
+	{Name: "quarter", Required: true},
+	{Name: "limit", Presence: mcpimpl.OmitNil},
+	{Name: "owners", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GetReportInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Region.validate(ptr+"/region", vs)
@@ -320,52 +299,24 @@ type GetReportOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("region", v.Region)
-	enc.Member("quarter", v.Quarter)
-	if v.Currency != nil {
-		enc.Member("currency", v.Currency)
-	}
-	enc.Member("total", v.Total)
-	if v.NextCursor.IsSet() {
-		enc.Member("next_cursor", v.NextCursor)
-	}
-	enc.Member("deals", mcpimpl.NonNilSlice(v.Deals))
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "region", "quarter", "currency", "total", "next_cursor", "deals")
-	return enc.Bytes()
+	return codecGetReportOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetReportOutput{}
-	m.Required("", &vs, "region", "quarter", "total", "deals")
-	if raw, ok := m.Get("region"); ok {
-		mcpimpl.DecodeString[GetReportOutputRegion](raw, &v.Region, "/region", &vs)
-	}
-	if raw, ok := m.Get("quarter"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Quarter, "/quarter", &vs)
-	}
-	if raw, ok := m.Get("currency"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Currency, "/currency", &vs)
-	}
-	if raw, ok := m.Get("total"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Total, "/total", &vs)
-	}
-	if raw, ok := m.Get("next_cursor"); ok {
-		mcpimpl.NullableOf(mcpimpl.DecodeString[string])(raw, &v.NextCursor, "/next_cursor", &vs)
-	}
-	if raw, ok := m.Get("deals"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeInner[GetReportOutputDealsItem])(raw, &v.Deals, "/deals", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "region", "quarter", "currency", "total", "next_cursor", "deals")
-	return vs.Err("")
+	return codecGetReportOutput.Decode(data, v)
 }
+
+// codecGetReportOutput is GetReportOutput's table for MarshalJSON and UnmarshalJSON.
+var codecGetReportOutput = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+	{Name: "region", Required: true},
+	{Name: "quarter", Required: true},
+	{Name: "currency", Presence: mcpimpl.OmitNil},
+	{Name: "total", Required: true},
+	{Name: "next_cursor", Presence: mcpimpl.OmitUnset},
+	{Name: "deals", Presence: mcpimpl.EmptyArray, Required: true},
+}}
 
 func (v *GetReportOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Region.validate(ptr+"/region", vs)
@@ -458,52 +409,24 @@ type GetReportOutputDealsItem struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutputDealsItem) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("id", v.ID)
-	enc.Member("title", v.Title)
-	enc.Member("amount", v.Amount)
-	enc.Member("stage", v.Stage)
-	if v.Owner != nil {
-		enc.Member("owner", v.Owner)
-	}
-	if v.Tags != nil {
-		enc.Member("tags", v.Tags)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "id", "title", "amount", "stage", "owner", "tags")
-	return enc.Bytes()
+	return codecGetReportOutputDealsItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetReportOutputDealsItem{}
-	m.Required("", &vs, "id", "title", "amount", "stage")
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("amount"); ok {
-		mcpimpl.DecodeNumber[float64](raw, &v.Amount, "/amount", &vs)
-	}
-	if raw, ok := m.Get("stage"); ok {
-		mcpimpl.DecodeString[GetReportOutputDealsItemStage](raw, &v.Stage, "/stage", &vs)
-	}
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInner[GetReportOutputDealsItemOwner])(raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("tags"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Tags, "/tags", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "id", "title", "amount", "stage", "owner", "tags")
-	return vs.Err("")
+	return codecGetReportOutputDealsItem.Decode(data, v)
 }
+
+// codecGetReportOutputDealsItem is GetReportOutputDealsItem's table for MarshalJSON and UnmarshalJSON.
+var codecGetReportOutputDealsItem = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+	{Name: "id", Required: true},
+	{Name: "title", Required: true},
+	{Name: "amount", Required: true},
+	{Name: "stage", Required: true},
+	{Name: "owner", Presence: mcpimpl.OmitNil},
+	{Name: "tags", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *GetReportOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	if !patternGetReportOutputDealsItem0.MatchString(v.ID) {
@@ -562,31 +485,19 @@ type GetReportOutputDealsItemOwner struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v GetReportOutputDealsItemOwner) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("login", v.Login)
-	enc.Member("id", v.ID)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "login", "id")
-	return enc.Bytes()
+	return codecGetReportOutputDealsItemOwner.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *GetReportOutputDealsItemOwner) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = GetReportOutputDealsItemOwner{}
-	m.Required("", &vs, "login", "id")
-	if raw, ok := m.Get("login"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Login, "/login", &vs)
-	}
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeInteger[int64](raw, &v.ID, "/id", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "login", "id")
-	return vs.Err("")
+	return codecGetReportOutputDealsItemOwner.Decode(data, v)
 }
+
+// codecGetReportOutputDealsItemOwner is GetReportOutputDealsItemOwner's table for MarshalJSON and UnmarshalJSON.
+var codecGetReportOutputDealsItemOwner = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+	{Name: "login", Required: true},
+	{Name: "id", Required: true},
+}}
 
 func (v *GetReportOutputDealsItemOwner) validate(ptr string, vs *mcpimpl.Violations) {}

@@ -39,7 +39,9 @@ func init() {
 		"DecodeRawAs", "DecodeRawValue", "DecodeRawValueAs", "DecodeString", "EqualJSON", "Extra", "ExtraMembers", "ExtraOf", "Has", "HasMember", "IndexPointer",
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
-		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1"} {
+		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1",
+		"Struct", "Row", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
+		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject"} {
 		implNames[n] = true
 	}
 }
@@ -637,7 +639,7 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 		}
 	})
 	out := append(doc, decl)
-	out = append(out, jen.Line(), e.structMarshal(t), jen.Line(), e.structUnmarshal(t), jen.Line(), e.structValidate(t))
+	out = append(out, jen.Line(), e.structMarshal(t), jen.Line(), e.structUnmarshal(t), jen.Line(), e.structCodec(t), jen.Line(), e.structValidate(t))
 	return out
 }
 
@@ -649,53 +651,18 @@ func known(t *ir.Type) []jen.Code {
 	return out
 }
 
+// codecVar names t's table (mcpimpl.Struct), which its MarshalJSON and
+// UnmarshalJSON interpret: one row per member instead of the members
+// unrolled into both methods, which made most of a package's compiled code.
+func codecVar(t *ir.Type) string { return "codec" + t.GoName }
+
 func (e *emitter) structMarshal(t *ir.Type) jen.Code {
 	return jen.Commentf("// MarshalJSON encodes the members in schema order, then %s.", map[bool]string{true: "the undeclared ones by name", false: "nothing else"}[t.Extra != nil]).Line().
-		Func().Params(jen.Id("v").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.Var().Id("enc").Add(rt("ObjectEncoder"))
-		for _, f := range t.Fields {
-			member := func(v jen.Code) jen.Code {
-				return jen.Id("enc").Dot("Member").Call(jen.Lit(f.JSONName), v)
-			}
-			fv := jen.Id("v").Dot(f.GoName)
-			if f.Fixed != "" {
-				g.Add(member(jen.Qual(jsonPath, "RawMessage").Call(jen.Lit(f.FixedJSON))))
-				continue
-			}
-			switch fieldRep(f) {
-			case repValue:
-				switch {
-				case f.Type.Kind == ir.Array:
-					g.Add(member(rt("NonNilSlice").Call(fv)))
-				case f.Type.Kind == ir.Map:
-					g.Add(member(rt("NonNilMap").Call(fv)))
-				default:
-					g.Add(member(fv))
-				}
-			case repNullable:
-				if f.Required {
-					g.Add(member(fv)) // unset encodes as null: the member must be there
-				} else {
-					g.If(fv.Clone().Dot("IsSet").Call()).Block(member(fv.Clone()))
-				}
-			default:
-				g.If(fv.Clone().Op("!=").Nil()).Block(member(fv.Clone()))
-			}
-		}
-		if t.Extra != nil {
-			g.Add(rt("ExtraMembers").Call(append([]jen.Code{jen.Op("&").Id("enc"), jen.Id("v").Dot(names.ExtraField)}, known(t)...)...))
-		}
-		g.Return(jen.Id("enc").Dot("Bytes").Call())
-	})
+		Func().Params(jen.Id("v").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id(codecVar(t)).Dot("Encode").Call(jen.Op("&").Id("v"))))
 }
 
 func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
-	var req []jen.Code
-	for _, f := range t.Fields {
-		if f.Required {
-			req = append(req, jen.Lit(f.JSONName))
-		}
-	}
 	doc := jen.Comment("// UnmarshalJSON decodes data strictly: every wrong JSON type and missing").Line().
 		Comment("// required member is reported in a *mcpruntime.ValidationError.").Line()
 	switch {
@@ -709,36 +676,103 @@ func (e *emitter) structUnmarshal(t *ir.Type) jen.Code {
 			Comment("// members are kept, not rejected.").Line()
 	}
 	return doc.
-		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
-		g.Var().Id("vs").Add(rt("Violations"))
-		g.Var().Id("m").Add(rt("Object"))
-		g.If(jen.Op("!").Id("m").Dot("Decode").Call(jen.Id("data"), jen.Lit(""), jen.Op("&").Id("vs"))).Block(jen.Return(jen.Id("vs").Dot("Err").Call(jen.Lit(""))))
-		// Decoding straight into *v rather than a local copy: a local
-		// whose fields go to DecodeFunc values escapes to the heap.
-		g.Op("*").Id("v").Op("=").Id(t.GoName).Values()
-		if len(req) > 0 {
-			g.Id("m").Dot("Required").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, req...)...)
+		Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(jen.Id(codecVar(t)).Dot("Decode").Call(jen.Id("data"), jen.Id("v"))))
+}
+
+// structCodec declares t's table: its members in schema order, when each
+// is sent, and what their Go types do not say (see mcpimpl.Hint).
+func (e *emitter) structCodec(t *ir.Type) jen.Code {
+	var fields []jen.Code
+	switch {
+	case t.Closed && t.Extra != nil:
+		fields = append(fields, jen.Id("Open").Op(":").Add(rt("ClosedKept")))
+	case t.Extra != nil:
+		fields = append(fields, jen.Id("Open").Op(":").Add(rt("OpenKept")))
+		if h := hintOf(t.Extra); h != nil {
+			fields = append(fields, jen.Id("Extra").Op(":").Add(h))
 		}
-		for _, f := range t.Fields {
-			ptr := jen.Lit("/" + escape(f.JSONName))
-			if f.Fixed != "" {
-				g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
-					rt("Const").Call(jen.Id("raw"), jen.Lit(f.Fixed), ptr, jen.Op("&").Id("vs")))
-				continue
+	case t.Closed:
+		fields = append(fields, jen.Id("Open").Op(":").Add(rt("Closed")))
+	}
+	var rows []jen.Code
+	for _, f := range t.Fields {
+		row := []jen.Code{jen.Id("Name").Op(":").Lit(f.JSONName)}
+		if f.Fixed != "" {
+			row = append(row, jen.Id("Required").Op(":").True(), jen.Id("Fixed").Op(":").Lit(f.Fixed), jen.Id("FixedText").Op(":").Lit(f.FixedJSON))
+			rows = append(rows, jen.Line().Values(row...))
+			continue
+		}
+		if h := hintOf(f.Type); h != nil {
+			row = append(row, jen.Id("Hint").Op(":").Add(h))
+		}
+		presence := "OmitNil"
+		switch fieldRep(f) {
+		case repValue:
+			switch f.Type.Kind {
+			case ir.Array:
+				presence = "EmptyArray"
+			case ir.Map:
+				presence = "EmptyObject"
+			default:
+				presence = "Always"
 			}
-			g.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("m").Dot("Get").Call(jen.Lit(f.JSONName)), jen.Id("ok")).Block(
-				fieldDecode(f).Call(jen.Id("raw"), jen.Op("&").Id("v").Dot(f.GoName), ptr, jen.Op("&").Id("vs")))
+		case repNullable:
+			presence = "OmitUnset"
+			if f.Required {
+				presence = "Always" // unset encodes as null: the member must be there
+			}
 		}
-		switch {
-		case t.Closed && t.Extra != nil:
-			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("KeepUnknown")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(t.GoName)}, known(t)...)...)
-		case t.Extra != nil:
-			g.Id("v").Dot(names.ExtraField).Op("=").Add(rt("ExtraOf")).Call(append([]jen.Code{jen.Op("&").Id("m"), jen.Lit(""), jen.Op("&").Id("vs"), elemDecode(t.Extra, t.ExtraNullable)}, known(t)...)...)
-		case t.Closed:
-			g.Id("m").Dot("Unknown").Call(append([]jen.Code{jen.Lit(""), jen.Op("&").Id("vs")}, known(t)...)...)
+		if presence != "Always" {
+			row = append(row, jen.Id("Presence").Op(":").Add(rt(presence)))
 		}
-		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
-	})
+		if f.Required {
+			row = append(row, jen.Id("Required").Op(":").True())
+		}
+		rows = append(rows, jen.Line().Values(row...))
+	}
+	if len(rows) > 0 {
+		rows = append(rows, jen.Line())
+	}
+	fields = append(fields, jen.Id("Rows").Op(":").Index().Add(rt("Row")).Values(rows...))
+	return jen.Commentf("// %s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+		Var().Id(codecVar(t)).Op("=").Add(rt("Struct")).Values(fields...)
+}
+
+// hintOf says what the Go type of t does not: of its innermost value (the
+// element of unnamed arrays and maps), whether it is raw JSON, refuses null,
+// is an integer of any size or decodes null itself. It mirrors decodeFn.
+func hintOf(t *ir.Type) jen.Code {
+	for !t.Named && (t.Kind == ir.Array || t.Kind == ir.Map) {
+		t = t.Elem
+	}
+	var hs []string
+	switch {
+	case t.Kind == ir.Integer && t.IntType == ir.BigInt:
+		hs = append(hs, "BigInt")
+	case t.Named && t.Kind == ir.Union:
+		for _, v := range t.Variants {
+			if v.Type.Kind == ir.Null {
+				hs = append(hs, "NullAware")
+				break
+			}
+		}
+	case t.Named && t.Kind != ir.Raw:
+	case t.Kind == ir.String, t.Kind == ir.Integer, t.Kind == ir.Number, t.Kind == ir.Boolean, t.Kind == ir.Enum:
+	default: // raw JSON, named or not
+		hs = append(hs, "Raw")
+		if t.NotNull {
+			hs = append(hs, "NotNull")
+		}
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	c := rt(hs[0])
+	for _, h := range hs[1:] {
+		c = c.Op("|").Add(rt(h))
+	}
+	return c
 }
 
 func escape(s string) string { return manifest.EscapePointer(s) }

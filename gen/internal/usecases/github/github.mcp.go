@@ -232,38 +232,22 @@ type AddIssueReactionInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v AddIssueReactionInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("owner", v.Owner)
-	enc.Member("repo", v.Repo)
-	enc.Member("issue_number", v.IssueNumber)
-	enc.Member("content", v.Content)
-	return enc.Bytes()
+	return codecAddIssueReactionInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *AddIssueReactionInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = AddIssueReactionInput{}
-	m.Required("", &vs, "owner", "repo", "issue_number", "content")
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("repo"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Repo, "/repo", &vs)
-	}
-	if raw, ok := m.Get("issue_number"); ok {
-		mcpimpl.DecodeInteger[int64](raw, &v.IssueNumber, "/issue_number", &vs)
-	}
-	if raw, ok := m.Get("content"); ok {
-		mcpimpl.DecodeString[AddIssueReactionInputContent](raw, &v.Content, "/content", &vs)
-	}
-	return vs.Err("")
+	return codecAddIssueReactionInput.Decode(data, v)
 }
+
+// codecAddIssueReactionInput is AddIssueReactionInput's table for MarshalJSON and UnmarshalJSON.
+var codecAddIssueReactionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "owner", Required: true},
+	{Name: "repo", Required: true},
+	{Name: "issue_number", Required: true},
+	{Name: "content", Required: true},
+}}
 
 func (v *AddIssueReactionInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.IssueNumber < 1 {
@@ -342,48 +326,23 @@ type ListIssuesInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ListIssuesInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("owner", v.Owner)
-	enc.Member("repo", v.Repo)
-	if v.State != nil {
-		enc.Member("state", v.State)
-	}
-	if v.Labels != nil {
-		enc.Member("labels", v.Labels)
-	}
-	if v.PerPage != nil {
-		enc.Member("perPage", v.PerPage)
-	}
-	return enc.Bytes()
+	return codecListIssuesInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *ListIssuesInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ListIssuesInput{}
-	m.Required("", &vs, "owner", "repo")
-	if raw, ok := m.Get("owner"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Owner, "/owner", &vs)
-	}
-	if raw, ok := m.Get("repo"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Repo, "/repo", &vs)
-	}
-	if raw, ok := m.Get("state"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[ListIssuesInputState])(raw, &v.State, "/state", &vs)
-	}
-	if raw, ok := m.Get("labels"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeString[string])(raw, &v.Labels, "/labels", &vs)
-	}
-	if raw, ok := m.Get("perPage"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeNumber[float64])(raw, &v.PerPage, "/perPage", &vs)
-	}
-	return vs.Err("")
+	return codecListIssuesInput.Decode(data, v)
 }
+
+// codecListIssuesInput is ListIssuesInput's table for MarshalJSON and UnmarshalJSON.
+var codecListIssuesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "owner", Required: true},
+	{Name: "repo", Required: true},
+	{Name: "state", Presence: mcpimpl.OmitNil},
+	{Name: "labels", Presence: mcpimpl.OmitNil},
+	{Name: "perPage", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *ListIssuesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.State != nil {
@@ -464,35 +423,21 @@ type ListIssuesOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ListIssuesOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("issues", mcpimpl.NonNilSlice(v.Issues))
-	if v.TotalCount != nil {
-		enc.Member("totalCount", v.TotalCount)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "issues", "totalCount")
-	return enc.Bytes()
+	return codecListIssuesOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *ListIssuesOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ListIssuesOutput{}
-	m.Required("", &vs, "issues")
-	if raw, ok := m.Get("issues"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeInner[ListIssuesOutputIssuesItem])(raw, &v.Issues, "/issues", &vs)
-	}
-	if raw, ok := m.Get("totalCount"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInteger[int64])(raw, &v.TotalCount, "/totalCount", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "ListIssuesOutput", "issues", "totalCount")
-	return vs.Err("")
+	return codecListIssuesOutput.Decode(data, v)
 }
+
+// codecListIssuesOutput is ListIssuesOutput's table for MarshalJSON and UnmarshalJSON.
+var codecListIssuesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "issues", Presence: mcpimpl.EmptyArray, Required: true},
+	{Name: "totalCount", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *ListIssuesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	for i0, e0 := range v.Issues {
@@ -545,43 +490,23 @@ type ListIssuesOutputIssuesItem struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ListIssuesOutputIssuesItem) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("number", v.Number)
-	enc.Member("title", v.Title)
-	enc.Member("state", v.State)
-	if v.User != nil {
-		enc.Member("user", v.User)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "number", "title", "state", "user")
-	return enc.Bytes()
+	return codecListIssuesOutputIssuesItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *ListIssuesOutputIssuesItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ListIssuesOutputIssuesItem{}
-	m.Required("", &vs, "number", "title", "state")
-	if raw, ok := m.Get("number"); ok {
-		mcpimpl.DecodeInteger[int64](raw, &v.Number, "/number", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("state"); ok {
-		mcpimpl.DecodeString[ListIssuesOutputIssuesItemState](raw, &v.State, "/state", &vs)
-	}
-	if raw, ok := m.Get("user"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInner[ListIssuesOutputIssuesItemUser])(raw, &v.User, "/user", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "ListIssuesOutputIssuesItem", "number", "title", "state", "user")
-	return vs.Err("")
+	return codecListIssuesOutputIssuesItem.Decode(data, v)
 }
+
+// codecListIssuesOutputIssuesItem is ListIssuesOutputIssuesItem's table for MarshalJSON and UnmarshalJSON.
+var codecListIssuesOutputIssuesItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "number", Required: true},
+	{Name: "title", Required: true},
+	{Name: "state", Required: true},
+	{Name: "user", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *ListIssuesOutputIssuesItem) validate(ptr string, vs *mcpimpl.Violations) {
 	v.State.validate(ptr+"/state", vs)
@@ -633,28 +558,19 @@ type ListIssuesOutputIssuesItemUser struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v ListIssuesOutputIssuesItemUser) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("login", v.Login)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "login")
-	return enc.Bytes()
+	return codecListIssuesOutputIssuesItemUser.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *ListIssuesOutputIssuesItemUser) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ListIssuesOutputIssuesItemUser{}
-	m.Required("", &vs, "login")
-	if raw, ok := m.Get("login"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Login, "/login", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "ListIssuesOutputIssuesItemUser", "login")
-	return vs.Err("")
+	return codecListIssuesOutputIssuesItemUser.Decode(data, v)
 }
+
+// codecListIssuesOutputIssuesItemUser is ListIssuesOutputIssuesItemUser's table for MarshalJSON and UnmarshalJSON.
+var codecListIssuesOutputIssuesItemUser = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "login", Required: true},
+}}
 
 func (v *ListIssuesOutputIssuesItemUser) validate(ptr string, vs *mcpimpl.Violations) {}

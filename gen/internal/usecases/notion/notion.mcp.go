@@ -177,48 +177,23 @@ type APIPostPageInput struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v APIPostPageInput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("parent", v.Parent)
-	enc.Member("title", mcpimpl.NonNilSlice(v.Title))
-	if v.Icon != nil {
-		enc.Member("icon", v.Icon)
-	}
-	if v.AtContext != nil {
-		enc.Member("@context", v.AtContext)
-	}
-	if v.DollarType != nil {
-		enc.Member("$type", v.DollarType)
-	}
-	return enc.Bytes()
+	return codecAPIPostPageInput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *APIPostPageInput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageInput{}
-	m.Required("", &vs, "parent", "title")
-	if raw, ok := m.Get("parent"); ok {
-		mcpimpl.DecodeInner[ParentRequest](raw, &v.Parent, "/parent", &vs)
-	}
-	if raw, ok := m.Get("title"); ok {
-		mcpimpl.SliceOf(mcpimpl.DecodeInner[APIPostPageInputTitleItem])(raw, &v.Title, "/title", &vs)
-	}
-	if raw, ok := m.Get("icon"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInner[APIPostPageInputIcon])(raw, &v.Icon, "/icon", &vs)
-	}
-	if raw, ok := m.Get("@context"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.AtContext, "/@context", &vs)
-	}
-	if raw, ok := m.Get("$type"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.DollarType, "/$type", &vs)
-	}
-	return vs.Err("")
+	return codecAPIPostPageInput.Decode(data, v)
 }
+
+// codecAPIPostPageInput is APIPostPageInput's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "parent", Required: true},
+	{Name: "title", Presence: mcpimpl.EmptyArray, Required: true},
+	{Name: "icon", Presence: mcpimpl.OmitNil},
+	{Name: "@context", Presence: mcpimpl.OmitNil},
+	{Name: "$type", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *APIPostPageInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Parent.validate(ptr+"/parent", vs)
@@ -372,28 +347,20 @@ type ParentRequestPageID struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ParentRequestPageID) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("page_id", v.PageID)
-	return enc.Bytes()
+	return codecParentRequestPageID.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *ParentRequestPageID) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ParentRequestPageID{}
-	m.Required("", &vs, "page_id")
-	if raw, ok := m.Get("page_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.PageID, "/page_id", &vs)
-	}
-	m.Unknown("", &vs, "page_id")
-	return vs.Err("")
+	return codecParentRequestPageID.Decode(data, v)
 }
+
+// codecParentRequestPageID is ParentRequestPageID's table for MarshalJSON and UnmarshalJSON.
+var codecParentRequestPageID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "page_id", Required: true},
+}}
 
 func (v *ParentRequestPageID) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -406,28 +373,20 @@ type ParentRequestDatabaseID struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v ParentRequestDatabaseID) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("database_id", v.DatabaseID)
-	return enc.Bytes()
+	return codecParentRequestDatabaseID.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *ParentRequestDatabaseID) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = ParentRequestDatabaseID{}
-	m.Required("", &vs, "database_id")
-	if raw, ok := m.Get("database_id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.DatabaseID, "/database_id", &vs)
-	}
-	m.Unknown("", &vs, "database_id")
-	return vs.Err("")
+	return codecParentRequestDatabaseID.Decode(data, v)
 }
+
+// codecParentRequestDatabaseID is ParentRequestDatabaseID's table for MarshalJSON and UnmarshalJSON.
+var codecParentRequestDatabaseID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "database_id", Required: true},
+}}
 
 func (v *ParentRequestDatabaseID) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -575,34 +534,21 @@ type RichTextRequest struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v RichTextRequest) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.Type != nil {
-		enc.Member("type", v.Type)
-	}
-	enc.Member("text", v.Text)
-	return enc.Bytes()
+	return codecRichTextRequest.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *RichTextRequest) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = RichTextRequest{}
-	m.Required("", &vs, "text")
-	if raw, ok := m.Get("type"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Type, "/type", &vs)
-	}
-	if raw, ok := m.Get("text"); ok {
-		mcpimpl.DecodeInner[RichTextRequestText](raw, &v.Text, "/text", &vs)
-	}
-	m.Unknown("", &vs, "type", "text")
-	return vs.Err("")
+	return codecRichTextRequest.Decode(data, v)
 }
+
+// codecRichTextRequest is RichTextRequest's table for MarshalJSON and UnmarshalJSON.
+var codecRichTextRequest = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "type", Presence: mcpimpl.OmitNil},
+	{Name: "text", Required: true},
+}}
 
 func (v *RichTextRequest) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Type != nil {
@@ -624,34 +570,21 @@ type RichTextRequestText struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v RichTextRequestText) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("content", v.Content)
-	if v.Link.IsSet() {
-		enc.Member("link", v.Link)
-	}
-	return enc.Bytes()
+	return codecRichTextRequestText.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
 func (v *RichTextRequestText) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = RichTextRequestText{}
-	m.Required("", &vs, "content")
-	if raw, ok := m.Get("content"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Content, "/content", &vs)
-	}
-	if raw, ok := m.Get("link"); ok {
-		mcpimpl.NullableOf(mcpimpl.DecodeInner[RichTextRequestTextLink])(raw, &v.Link, "/link", &vs)
-	}
-	m.Unknown("", &vs, "content", "link")
-	return vs.Err("")
+	return codecRichTextRequestText.Decode(data, v)
 }
+
+// codecRichTextRequestText is RichTextRequestText's table for MarshalJSON and UnmarshalJSON.
+var codecRichTextRequestText = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+	{Name: "content", Required: true},
+	{Name: "link", Presence: mcpimpl.OmitUnset},
+}}
 
 func (v *RichTextRequestText) validate(ptr string, vs *mcpimpl.Violations) {
 	if utf8.RuneCountInString(v.Content) > 2000 {
@@ -672,26 +605,19 @@ type RichTextRequestTextLink struct {
 
 // MarshalJSON encodes the members in schema order, then nothing else.
 func (v RichTextRequestTextLink) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("url", v.URL)
-	return enc.Bytes()
+	return codecRichTextRequestTextLink.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *RichTextRequestTextLink) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = RichTextRequestTextLink{}
-	m.Required("", &vs, "url")
-	if raw, ok := m.Get("url"); ok {
-		mcpimpl.DecodeString[string](raw, &v.URL, "/url", &vs)
-	}
-	return vs.Err("")
+	return codecRichTextRequestTextLink.Decode(data, v)
 }
+
+// codecRichTextRequestTextLink is RichTextRequestTextLink's table for MarshalJSON and UnmarshalJSON.
+var codecRichTextRequestTextLink = mcpimpl.Struct{Rows: []mcpimpl.Row{
+	{Name: "url", Required: true},
+}}
 
 func (v *RichTextRequestTextLink) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -792,28 +718,19 @@ type APIPostPageInputIconObject struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v APIPostPageInputIconObject) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("emoji", v.Emoji)
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "emoji")
-	return enc.Bytes()
+	return codecAPIPostPageInputIconObject.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
 func (v *APIPostPageInputIconObject) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageInputIconObject{}
-	m.Required("", &vs, "emoji")
-	if raw, ok := m.Get("emoji"); ok {
-		mcpimpl.DecodeString[string](raw, &v.Emoji, "/emoji", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.ExtraOf(&m, "", &vs, mcpimpl.DecodeRaw, "emoji")
-	return vs.Err("")
+	return codecAPIPostPageInputIconObject.Decode(data, v)
 }
+
+// codecAPIPostPageInputIconObject is APIPostPageInputIconObject's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInputIconObject = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+	{Name: "emoji", Required: true},
+}}
 
 func (v *APIPostPageInputIconObject) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -845,57 +762,25 @@ type APIPostPageOutput struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v APIPostPageOutput) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("object", json.RawMessage("\"page\""))
-	enc.Member("id", v.ID)
-	if v.Archived != nil {
-		enc.Member("archived", v.Archived)
-	}
-	if v.InTrash != nil {
-		enc.Member("in_trash", v.InTrash)
-	}
-	if v.Cover != nil {
-		enc.Member("cover", v.Cover)
-	}
-	if v.Icon.IsSet() {
-		enc.Member("icon", v.Icon)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "object", "id", "archived", "in_trash", "cover", "icon")
-	return enc.Bytes()
+	return codecAPIPostPageOutput.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *APIPostPageOutput) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageOutput{}
-	m.Required("", &vs, "object", "id")
-	if raw, ok := m.Get("object"); ok {
-		mcpimpl.Const(raw, "\"page\"", "/object", &vs)
-	}
-	if raw, ok := m.Get("id"); ok {
-		mcpimpl.DecodeString[string](raw, &v.ID, "/id", &vs)
-	}
-	if raw, ok := m.Get("archived"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.Archived, "/archived", &vs)
-	}
-	if raw, ok := m.Get("in_trash"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeBool[bool])(raw, &v.InTrash, "/in_trash", &vs)
-	}
-	if raw, ok := m.Get("cover"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeInner[APIPostPageOutputCover])(raw, &v.Cover, "/cover", &vs)
-	}
-	if raw, ok := m.Get("icon"); ok {
-		mcpimpl.NullableOf(mcpimpl.DecodeInner[APIPostPageOutputIcon])(raw, &v.Icon, "/icon", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutput", "object", "id", "archived", "in_trash", "cover", "icon")
-	return vs.Err("")
+	return codecAPIPostPageOutput.Decode(data, v)
 }
+
+// codecAPIPostPageOutput is APIPostPageOutput's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "object", Required: true, Fixed: "\"page\"", FixedText: "\"page\""},
+	{Name: "id", Required: true},
+	{Name: "archived", Presence: mcpimpl.OmitNil},
+	{Name: "in_trash", Presence: mcpimpl.OmitNil},
+	{Name: "cover", Presence: mcpimpl.OmitNil},
+	{Name: "icon", Presence: mcpimpl.OmitUnset},
+}}
 
 func (v *APIPostPageOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Cover != nil {
@@ -1085,30 +970,20 @@ type APIPostPageOutputCoverObject struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v APIPostPageOutputCoverObject) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.URL != nil {
-		enc.Member("url", v.URL)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url")
-	return enc.Bytes()
+	return codecAPIPostPageOutputCoverObject.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *APIPostPageOutputCoverObject) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageOutputCoverObject{}
-	if raw, ok := m.Get("url"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.URL, "/url", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutputCoverObject", "url")
-	return vs.Err("")
+	return codecAPIPostPageOutputCoverObject.Decode(data, v)
 }
+
+// codecAPIPostPageOutputCoverObject is APIPostPageOutputCoverObject's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageOutputCoverObject = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "url", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *APIPostPageOutputCoverObject) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1131,36 +1006,21 @@ type APIPostPageOutputCoverCaption struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v APIPostPageOutputCoverCaption) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	if v.URL != nil {
-		enc.Member("url", v.URL)
-	}
-	if v.Caption != nil {
-		enc.Member("caption", v.Caption)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "url", "caption")
-	return enc.Bytes()
+	return codecAPIPostPageOutputCoverCaption.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *APIPostPageOutputCoverCaption) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageOutputCoverCaption{}
-	if raw, ok := m.Get("url"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.URL, "/url", &vs)
-	}
-	if raw, ok := m.Get("caption"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Caption, "/caption", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutputCoverCaption", "url", "caption")
-	return vs.Err("")
+	return codecAPIPostPageOutputCoverCaption.Decode(data, v)
 }
+
+// codecAPIPostPageOutputCoverCaption is APIPostPageOutputCoverCaption's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageOutputCoverCaption = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "url", Presence: mcpimpl.OmitNil},
+	{Name: "caption", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *APIPostPageOutputCoverCaption) validate(ptr string, vs *mcpimpl.Violations) {}
 
@@ -1183,35 +1043,21 @@ type APIPostPageOutputIcon struct {
 
 // MarshalJSON encodes the members in schema order, then the undeclared ones by name.
 func (v APIPostPageOutputIcon) MarshalJSON() ([]byte, error) {
-	var enc mcpimpl.ObjectEncoder
-	enc.Member("type", v.Type)
-	if v.Emoji != nil {
-		enc.Member("emoji", v.Emoji)
-	}
-	mcpimpl.ExtraMembers(&enc, v.AdditionalProperties, "type", "emoji")
-	return enc.Bytes()
+	return codecAPIPostPageOutputIcon.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
 func (v *APIPostPageOutputIcon) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var m mcpimpl.Object
-	if !m.Decode(data, "", &vs) {
-		return vs.Err("")
-	}
-	*v = APIPostPageOutputIcon{}
-	m.Required("", &vs, "type")
-	if raw, ok := m.Get("type"); ok {
-		mcpimpl.DecodeString[APIPostPageOutputIconType](raw, &v.Type, "/type", &vs)
-	}
-	if raw, ok := m.Get("emoji"); ok {
-		mcpimpl.PointerTo(mcpimpl.DecodeString[string])(raw, &v.Emoji, "/emoji", &vs)
-	}
-	v.AdditionalProperties = mcpimpl.KeepUnknown(&m, "APIPostPageOutputIcon", "type", "emoji")
-	return vs.Err("")
+	return codecAPIPostPageOutputIcon.Decode(data, v)
 }
+
+// codecAPIPostPageOutputIcon is APIPostPageOutputIcon's table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageOutputIcon = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+	{Name: "type", Required: true},
+	{Name: "emoji", Presence: mcpimpl.OmitNil},
+}}
 
 func (v *APIPostPageOutputIcon) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Type.validate(ptr+"/type", vs)

@@ -1,0 +1,527 @@
+package mcpimpl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
+)
+
+// The table-driven form of a generated struct's MarshalJSON and
+// UnmarshalJSON. The generator writes one table per struct, a Struct whose
+// rows are the object's members in schema order, as plain data, and the two
+// methods call Struct.Encode and Struct.Decode. The table is compiled into
+// decoders on first use, from the struct's Go field types (read with
+// reflect) and the few facts a Go type does not carry (Hint). The decoders
+// behave exactly as the generic ones in decode.go that unrolled methods
+// called, which they reuse; only their dispatch moved from generated code,
+// compiled once per type, to this file, compiled once.
+
+// Presence says when Encode writes a member.
+type Presence uint8
+
+const (
+	// Always writes the member.
+	Always Presence = iota
+	// OmitNil leaves out a nil pointer, slice, map or raw value.
+	OmitNil
+	// OmitUnset leaves out an unset mcpruntime.Nullable.
+	OmitUnset
+	// EmptyArray writes a nil slice as [] (a required array).
+	EmptyArray
+	// EmptyObject writes a nil map as {} (a required object).
+	EmptyObject
+)
+
+// Openness says what decoding does with members the schema does not declare.
+type Openness uint8
+
+const (
+	// Open ignores them.
+	Open Openness = iota
+	// Closed rejects each one as a violation.
+	Closed
+	// OpenKept keeps them in the struct's last field, a map decoded with
+	// the element decoder its type and Struct.Extra give.
+	OpenKept
+	// ClosedKept keeps them as raw JSON in the struct's last field, a
+	// map[string]json.RawMessage, and reports each name through
+	// mcpruntime.ReportUnknown (outputs of a newer server).
+	ClosedKept
+)
+
+// Hint is what a Go type does not say of the innermost value of a member
+// (the element of its arrays and maps, the value inside its pointer or
+// Nullable).
+type Hint uint8
+
+const (
+	// Raw: the value is raw JSON kept as bytes (any JSON value, null too).
+	Raw Hint = 1 << iota
+	// NotNull: with Raw, null is a violation.
+	NotNull
+	// BigInt: the value is an integer of any size kept as its text.
+	BigInt
+	// NullAware: the value's type decodes null itself (a union with a null
+	// variant).
+	NullAware
+)
+
+// Row is one member of a Struct.
+type Row struct {
+	// Name is the member's name in JSON.
+	Name string
+	// Hint describes the innermost value of the member's field.
+	Hint Hint
+	// Presence says when the member is encoded.
+	Presence Presence
+	// Required members missing from an object are violations.
+	Required bool
+	// Fixed is the canonical JSON (see CanonicalJSON) of a member the
+	// schema fixes to one value: it has no struct field, decoding checks
+	// it, and FixedText is what Encode writes.
+	Fixed, FixedText string
+}
+
+// Struct is the table of one generated struct type: its fields are the
+// non-fixed rows in order, then, for OpenKept and ClosedKept, the map of
+// kept members. It is compiled on first use; the zero value with Rows set
+// is ready.
+type Struct struct {
+	Open Openness
+	// Extra is the Hint of the kept members' values (OpenKept).
+	Extra Hint
+	Rows  []Row
+
+	once sync.Once
+	c    *compiled
+}
+
+// decoder decodes raw into the value at p and returns the violations it
+// found. They are returned, not recorded through a *Violations: a pointer
+// passed to a function value escapes, and each decode would allocate.
+type decoder func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation
+
+// with runs f on a Violations of its own and returns what f recorded.
+func with(f func(vs *Violations)) []mcpruntime.Violation {
+	var vs Violations
+	f(&vs)
+	return vs.list
+}
+
+func (vs *Violations) addAll(l []mcpruntime.Violation) {
+	if len(l) > 0 {
+		vs.list = append(vs.list, l...)
+	}
+}
+
+type compiled struct {
+	typ      reflect.Type
+	fields   []field // per row
+	required []string
+	known    []string
+	extra    field // kept members, when Open is OpenKept or ClosedKept
+}
+
+type field struct {
+	ptr  string // the member's JSON Pointer in the object
+	off  uintptr
+	typ  reflect.Type
+	dec  decoder
+	null *nullableLayout // the field is a Nullable
+}
+
+// compile builds the decoders of s for typ. A table that does not fit its
+// struct is a bug of the generator: it panics, on the first use, which the
+// generator's compile tests make for every table.
+func (s *Struct) compile(typ reflect.Type) *compiled {
+	s.once.Do(func() {
+		c := &compiled{typ: typ, fields: make([]field, len(s.Rows))}
+		i := 0
+		for k, r := range s.Rows {
+			c.known = append(c.known, r.Name)
+			if r.Required {
+				c.required = append(c.required, r.Name)
+			}
+			c.fields[k].ptr = KeyPointer("", r.Name)
+			if r.Fixed != "" {
+				continue
+			}
+			if i >= typ.NumField() {
+				panic(fmt.Sprintf("mcpimpl: table for %v: member %q has no field", typ, r.Name))
+			}
+			sf := typ.Field(i)
+			f := &c.fields[k]
+			f.off, f.typ = sf.Offset, sf.Type
+			f.dec = decoderFor(sf.Type, r.Hint, atField)
+			f.null = nullableOf(sf.Type)
+			switch k := sf.Type.Kind(); {
+			case r.Presence == OmitNil && k != reflect.Pointer && k != reflect.Slice && k != reflect.Map,
+				r.Presence == EmptyArray && k != reflect.Slice,
+				r.Presence == EmptyObject && k != reflect.Map,
+				r.Presence == OmitUnset && f.null == nil:
+				panic(fmt.Sprintf("mcpimpl: table for %v: member %q cannot be left out as its row says", typ, r.Name))
+			}
+			i++
+		}
+		if s.Open == OpenKept || s.Open == ClosedKept {
+			if i >= typ.NumField() || typ.Field(i).Type.Kind() != reflect.Map {
+				panic(fmt.Sprintf("mcpimpl: table for %v: no map of kept members", typ))
+			}
+			sf := typ.Field(i)
+			if s.Open == ClosedKept && sf.Type != reflect.TypeFor[map[string]json.RawMessage]() {
+				panic(fmt.Sprintf("mcpimpl: table for %v: kept members must be raw JSON", typ))
+			}
+			c.extra = field{off: sf.Offset, typ: sf.Type, dec: decoderFor(sf.Type.Elem(), s.Extra, atElem)}
+			i++
+		}
+		if i != typ.NumField() {
+			panic(fmt.Sprintf("mcpimpl: table for %v: %d fields, %d in the table", typ, typ.NumField(), i))
+		}
+		s.c = c
+	})
+	if s.c.typ != typ {
+		panic(fmt.Sprintf("mcpimpl: table for %v used with %v", s.c.typ, typ))
+	}
+	return s.c
+}
+
+// Where a value sits, which decides what a pointer means: an optional
+// member (or a recursive one, or the value of a Nullable) is allocated; an
+// array element or map value behind a pointer is nullable.
+const (
+	atField = iota
+	atElem
+)
+
+var (
+	rawType       = reflect.TypeFor[json.RawMessage]()
+	unmarshalType = reflect.TypeFor[json.Unmarshaler]()
+)
+
+func decoderFor(t reflect.Type, h Hint, at int) decoder {
+	if nl := nullableOf(t); nl != nil {
+		inner := decoderFor(nl.value, h, atField)
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			// NullableOf: null is Null; anything else is decoded and is
+			// a Value even when it had violations.
+			zero(nl.typ, p)
+			*(*bool)(unsafe.Add(p, nl.set)) = true
+			if isNull(raw) {
+				*(*bool)(unsafe.Add(p, nl.null)) = true
+				return nil
+			}
+			return inner(raw, p, ptr) // value is the first field
+		}
+	}
+	if t.Kind() == reflect.Pointer {
+		elem := t.Elem()
+		inner := decoderFor(elem, h, atField)
+		if at == atField {
+			return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+				v := reflect.New(elem).UnsafePointer() // PointerTo
+				*(*unsafe.Pointer)(p) = v
+				return inner(raw, v, ptr)
+			}
+		}
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			if isNull(raw) { // NullOr
+				*(*unsafe.Pointer)(p) = nil
+				return nil
+			}
+			v := reflect.New(elem).UnsafePointer()
+			*(*unsafe.Pointer)(p) = v
+			return inner(raw, v, ptr)
+		}
+	}
+	if h&Raw != 0 && t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		// Raw JSON, or an array of it (the hint is of the innermost value,
+		// and only raw JSON is a byte slice then).
+		if h&NotNull != 0 {
+			return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+				return with(func(vs *Violations) { DecodeRawValue(raw, (*json.RawMessage)(p), ptr, vs) })
+			}
+		}
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) { DecodeRaw(raw, (*json.RawMessage)(p), ptr, vs) })
+		}
+	}
+	if d := scalarDecoder(t, h); d != nil {
+		return d
+	}
+	if t.Name() != "" {
+		// A generated type (struct, union, array, map): its own
+		// UnmarshalJSON, as DecodeInner and DecodeInnerNullAware call it.
+		nullAware := h&NullAware != 0
+		own := reflect.PointerTo(t).Implements(unmarshalType)
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) {
+				if !nullAware && isNull(raw) {
+					vs.Add(ptr, "unexpected null")
+					return
+				}
+				dst := reflect.NewAt(t, p).Interface()
+				if own {
+					vs.Merge(ptr, dst.(json.Unmarshaler).UnmarshalJSON(jsonscan.Trim(raw)))
+					return
+				}
+				if err := json.Unmarshal(raw, dst); err != nil { // unmarshal's fallback
+					var se *json.SyntaxError
+					if errors.As(err, &se) {
+						vs.Add(ptr, "invalid JSON")
+						return
+					}
+					vs.Merge(ptr, err)
+				}
+			})
+		}
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		return sliceDecoder(t, decoderFor(t.Elem(), h, atElem))
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return mapDecoder(t, decoderFor(t.Elem(), h, atElem))
+		}
+	}
+	panic(fmt.Sprintf("mcpimpl: no decoder for %v", t))
+}
+
+// scalarDecoder returns the decoder of a string, number or boolean type,
+// named or not: its memory is that of the predeclared type of its kind.
+func scalarDecoder(t reflect.Type, h Hint) decoder {
+	switch t.Kind() {
+	case reflect.String:
+		if h&BigInt != 0 {
+			return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+				return with(func(vs *Violations) { DecodeBigInteger(raw, (*string)(p), ptr, vs) })
+			}
+		}
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) { DecodeString(raw, (*string)(p), ptr, vs) })
+		}
+	case reflect.Bool:
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) { DecodeBool(raw, (*bool)(p), ptr, vs) })
+		}
+	case reflect.Float64:
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) { DecodeNumber(raw, (*float64)(p), ptr, vs) })
+		}
+	case reflect.Float32:
+		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			return with(func(vs *Violations) { DecodeNumber(raw, (*float32)(p), ptr, vs) })
+		}
+	case reflect.Int64:
+		return intDecoder[int64]()
+	case reflect.Int32:
+		return intDecoder[int32]()
+	case reflect.Int16:
+		return intDecoder[int16]()
+	case reflect.Int8:
+		return intDecoder[int8]()
+	case reflect.Int:
+		return intDecoder[int]()
+	case reflect.Uint64:
+		return intDecoder[uint64]()
+	case reflect.Uint32:
+		return intDecoder[uint32]()
+	case reflect.Uint16:
+		return intDecoder[uint16]()
+	case reflect.Uint8:
+		return intDecoder[uint8]()
+	case reflect.Uint:
+		return intDecoder[uint]()
+	}
+	return nil
+}
+
+func intDecoder[T int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64]() decoder {
+	return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+		return with(func(vs *Violations) { DecodeInteger(raw, (*T)(p), ptr, vs) })
+	}
+}
+
+// sliceDecoder is SliceOf: the result is never nil.
+func sliceDecoder(t reflect.Type, elem decoder) decoder {
+	size := t.Elem().Size()
+	return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+		var vs Violations
+		if JSONKind(raw) != "array" {
+			wrongKind(&vs, ptr, "array", raw)
+			return vs.list
+		}
+		var buf [16]json.RawMessage
+		items, ok := jsonscan.SplitArray(raw, buf[:0])
+		if !ok {
+			vs.Add(ptr, "invalid JSON array")
+			return vs.list
+		}
+		out := reflect.MakeSlice(t, len(items), len(items))
+		base := out.UnsafePointer()
+		for i, it := range items {
+			vs.addAll(elem(it, unsafe.Add(base, uintptr(i)*size), IndexPointer(ptr, i)))
+		}
+		reflect.NewAt(t, p).Elem().Set(out)
+		return vs.list
+	}
+}
+
+// mapDecoder is MapOf: the result is never nil.
+func mapDecoder(t reflect.Type, elem decoder) decoder {
+	return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+		var vs Violations
+		members, ok := DecodeObject(raw, ptr, &vs)
+		if !ok {
+			return vs.list
+		}
+		reflect.NewAt(t, p).Elem().Set(decodeMap(t, members, SortedKeys(members), ptr, elem, &vs))
+		return vs.list
+	}
+}
+
+func decodeMap(t reflect.Type, members map[string]json.RawMessage, names []string, ptr string, elem decoder, vs *Violations) reflect.Value {
+	out := reflect.MakeMapWithSize(t, len(names))
+	for _, k := range names {
+		v := reflect.New(t.Elem())
+		vs.addAll(elem(members[k], v.UnsafePointer(), KeyPointer(ptr, k)))
+		out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), v.Elem())
+	}
+	return out
+}
+
+// nullableLayout is where a mcpruntime.Nullable[T] keeps its state.
+type nullableLayout struct {
+	typ, value reflect.Type
+	set, null  uintptr
+}
+
+var nullables sync.Map // reflect.Type → *nullableLayout
+
+var nullablePrefix = reflect.TypeFor[mcpruntime.Nullable[int]]().PkgPath() + ".Nullable["
+
+// nullableOf returns t's layout when t is a mcpruntime.Nullable, else nil.
+// Its fields are unexported: decoding writes them through their offsets,
+// as mcpruntime.Value and mcpruntime.Null would set them.
+func nullableOf(t reflect.Type) *nullableLayout {
+	if t.Kind() != reflect.Struct || !strings.HasPrefix(t.PkgPath()+"."+t.Name(), nullablePrefix) {
+		return nil
+	}
+	if l, ok := nullables.Load(t); ok {
+		return l.(*nullableLayout)
+	}
+	v, okV := t.FieldByName("value")
+	set, okS := t.FieldByName("set")
+	null, okN := t.FieldByName("null")
+	if !okV || !okS || !okN || v.Offset != 0 || set.Type.Kind() != reflect.Bool || null.Type.Kind() != reflect.Bool {
+		panic(fmt.Sprintf("mcpimpl: %v is not laid out as this package expects", t))
+	}
+	l := &nullableLayout{typ: t, value: v.Type, set: set.Offset, null: null.Offset}
+	nullables.Store(t, l)
+	return l
+}
+
+func zero(t reflect.Type, p unsafe.Pointer) { reflect.NewAt(t, p).Elem().SetZero() }
+
+// Decode is UnmarshalJSON for v, a pointer to the table's struct: data is
+// decoded strictly, every wrong JSON type and missing required member (and,
+// when Closed, every undeclared member) reported in a
+// *mcpruntime.ValidationError. When data is not a JSON object, *v is left as
+// it was.
+func (s *Struct) Decode(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	c := s.compile(rv.Type().Elem())
+	p := rv.UnsafePointer()
+	var vs Violations
+	var o Object
+	if !o.Decode(data, "", &vs) {
+		return vs.Err("")
+	}
+	zero(c.typ, p)
+	if len(c.required) > 0 {
+		o.Required("", &vs, c.required...)
+	}
+	for k := range s.Rows {
+		r, f := &s.Rows[k], &c.fields[k]
+		raw, ok := o.Get(r.Name)
+		if !ok {
+			continue
+		}
+		if r.Fixed != "" {
+			Const(raw, r.Fixed, f.ptr, &vs)
+			continue
+		}
+		vs.addAll(f.dec(raw, unsafe.Add(p, f.off), f.ptr))
+	}
+	switch s.Open {
+	case Closed:
+		o.Unknown("", &vs, c.known...)
+	case ClosedKept:
+		*(*map[string]json.RawMessage)(unsafe.Add(p, c.extra.off)) = KeepUnknown(&o, c.typ.Name(), c.known...)
+	case OpenKept:
+		if vals, names := o.undeclared(c.known); names != nil {
+			reflect.NewAt(c.extra.typ, unsafe.Add(p, c.extra.off)).Elem().Set(decodeMap(c.extra.typ, vals, names, "", c.extra.dec, &vs))
+		}
+	}
+	return vs.Err("")
+}
+
+// Encode is MarshalJSON for v, a pointer to the table's struct: the members
+// in table order, then the kept ones by name (a declared member wins over
+// a kept one of the same name).
+func (s *Struct) Encode(v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	c := s.compile(rv.Type().Elem())
+	p := rv.UnsafePointer()
+	var enc ObjectEncoder
+	for k := range s.Rows {
+		r, f := &s.Rows[k], &c.fields[k]
+		if r.Fixed != "" {
+			enc.Member(r.Name, json.RawMessage(r.FixedText))
+			continue
+		}
+		fp := unsafe.Add(p, f.off)
+		switch r.Presence {
+		case OmitNil:
+			if *(*unsafe.Pointer)(fp) == nil {
+				continue
+			}
+		case EmptyArray:
+			if *(*unsafe.Pointer)(fp) == nil {
+				enc.Member(r.Name, json.RawMessage("[]"))
+				continue
+			}
+		case EmptyObject:
+			if *(*unsafe.Pointer)(fp) == nil {
+				enc.Member(r.Name, json.RawMessage("{}"))
+				continue
+			}
+		case OmitUnset:
+			if !*(*bool)(unsafe.Add(fp, f.null.set)) {
+				continue
+			}
+		}
+		enc.Member(r.Name, reflect.NewAt(f.typ, fp).Elem().Interface())
+	}
+	if s.Open == OpenKept || s.Open == ClosedKept {
+		m := reflect.NewAt(c.extra.typ, unsafe.Add(p, c.extra.off)).Elem()
+		keys := make([]string, 0, m.Len())
+		for it := m.MapRange(); it.Next(); {
+			keys = append(keys, it.Key().String())
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !slices.Contains(c.known, k) {
+				enc.Member(k, m.MapIndex(reflect.ValueOf(k).Convert(c.extra.typ.Key())).Interface())
+			}
+		}
+	}
+	return enc.Bytes()
+}

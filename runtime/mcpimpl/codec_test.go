@@ -1,0 +1,138 @@
+package mcpimpl
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+)
+
+// The generator's compile tests run every generated table over thousands
+// of instances; these cover the table's own rules on hand-written ones.
+
+type codecInner struct {
+	N int32 `json:"n"`
+}
+
+func (v codecInner) MarshalJSON() ([]byte, error)     { return codecInnerTable.Encode(&v) }
+func (v *codecInner) UnmarshalJSON(data []byte) error { return codecInnerTable.Decode(data, v) }
+
+var codecInnerTable = Struct{Open: Closed, Rows: []Row{{Name: "n", Required: true}}}
+
+type codecOuter struct {
+	Name  string                                `json:"name"`
+	Tags  []string                              `json:"tags"`
+	Big   *json.Number                          `json:"big,omitempty"`
+	Raw   json.RawMessage                       `json:"raw,omitempty"`
+	Items []*codecInner                         `json:"items,omitempty"`
+	Null  mcpruntime.Nullable[*string]          `json:"null,omitzero"`
+	ByKey map[string]codecInner                 `json:"by_key,omitempty"`
+	Extra map[string]mcpruntime.Nullable[int64] `json:"-"`
+}
+
+func (v codecOuter) MarshalJSON() ([]byte, error)     { return codecOuterTable.Encode(&v) }
+func (v *codecOuter) UnmarshalJSON(data []byte) error { return codecOuterTable.Decode(data, v) }
+
+var codecOuterTable = Struct{Open: OpenKept, Rows: []Row{
+	{Name: "kind", Required: true, Fixed: `"outer"`, FixedText: `"outer"`},
+	{Name: "name", Required: true},
+	{Name: "tags", Presence: EmptyArray, Required: true},
+	{Name: "big", Hint: BigInt, Presence: OmitNil},
+	{Name: "raw", Hint: Raw | NotNull, Presence: OmitNil},
+	{Name: "items", Presence: OmitNil},
+	{Name: "null", Presence: OmitUnset},
+	{Name: "by_key", Presence: OmitNil},
+}}
+
+func TestStructRoundTrip(t *testing.T) {
+	in := `{"kind":"outer","name":"a","tags":["x"],"big":123456789012345678901234567890,"raw":{"k":[1]},"items":[{"n":1},null],"null":null,"by_key":{"b":{"n":2}},"less":null,"more":7}`
+	var v codecOuter
+	if err := json.Unmarshal([]byte(in), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Big == nil || v.Big.String() != "123456789012345678901234567890" || len(v.Items) != 2 || v.Items[1] != nil || !v.Null.IsNull() || v.ByKey["b"].N != 2 {
+		t.Fatalf("decoded %+v", v)
+	}
+	if n, ok := v.Extra["more"].Get(); !ok || n != 7 || !v.Extra["less"].IsNull() {
+		t.Fatalf("extras %+v", v.Extra)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != in {
+		t.Errorf("round trip:\n got %s\nwant %s", out, in)
+	}
+	// A required array that is nil is sent as [], unset members not at all.
+	out, _ = json.Marshal(codecOuter{Name: "b"})
+	if string(out) != `{"kind":"outer","name":"b","tags":[]}` {
+		t.Errorf("zero value: %s", out)
+	}
+}
+
+func TestStructReportsEverything(t *testing.T) {
+	var v codecOuter
+	err := v.UnmarshalJSON([]byte(`{"kind":"inner","tags":[1],"raw":null,"items":[{"n":"x","m":1}],"more":"y"}`))
+	ve, ok := err.(*mcpruntime.ValidationError)
+	if !ok {
+		t.Fatalf("error %T %v", err, err)
+	}
+	var got []string
+	for _, x := range ve.Violations {
+		got = append(got, x.Pointer+": "+x.Message)
+	}
+	want := []string{
+		`: missing required member "name"`,
+		`/kind: must be "outer"`,
+		`/tags/0: expected string, found number`,
+		`/raw: unexpected null`,
+		`/items/0/n: expected integer, found string`,
+		`/items/0/m: unknown member "m" is not allowed`,
+		`/more: expected integer, found string`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Not an object: the value is left as it was.
+	v = codecOuter{Name: "kept"}
+	if err := v.UnmarshalJSON([]byte(`[1]`)); err == nil || v.Name != "kept" {
+		t.Errorf("array: %v, %+v", err, v)
+	}
+}
+
+func TestStructTableMismatch(t *testing.T) {
+	type two struct {
+		A string `json:"a"`
+		B string `json:"b"`
+	}
+	for name, table := range map[string]*Struct{
+		"too few rows":     {Rows: []Row{{Name: "a"}}},
+		"too many rows":    {Rows: []Row{{Name: "a"}, {Name: "b"}, {Name: "c"}}},
+		"omit a string":    {Rows: []Row{{Name: "a", Presence: OmitNil}, {Name: "b"}}},
+		"kept without map": {Open: OpenKept, Rows: []Row{{Name: "a"}, {Name: "b"}}},
+		"raw in a string":  {Rows: []Row{{Name: "a", Hint: Raw}, {Name: "b", Presence: EmptyArray}}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			var v two
+			_ = table.Decode([]byte(`{}`), &v)
+		}()
+	}
+	ok := &Struct{Rows: []Row{{Name: "a"}, {Name: "b"}}}
+	var v two
+	if err := ok.Decode([]byte(`{"a":"x","b":"y"}`), &v); err != nil || v.B != "y" {
+		t.Fatalf("%v %+v", err, v)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a table used with another type: no panic")
+		}
+	}()
+	var other struct{ A, B string }
+	_ = ok.Decode([]byte(`{}`), &other)
+}
