@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -116,6 +117,16 @@ func with(f func(vs *Violations)) []mcpruntime.Violation {
 	return vs.list
 }
 
+// prefixed puts ptr before the pointers of l.
+func prefixed(ptr string, l []mcpruntime.Violation) []mcpruntime.Violation {
+	if ptr != "" {
+		for i := range l {
+			l[i].Pointer = ptr + l[i].Pointer
+		}
+	}
+	return l
+}
+
 func (vs *Violations) addAll(l []mcpruntime.Violation) {
 	if len(l) > 0 {
 		vs.list = append(vs.list, l...)
@@ -186,12 +197,19 @@ func (s *Struct) compile(typ reflect.Type) *compiled {
 			panic(fmt.Sprintf("mcpimpl: table for %v: %d fields, %d in the table", typ, typ.NumField(), i))
 		}
 		s.c = c
+		tables.Store(typ, s)
 	})
 	if s.c.typ != typ {
 		panic(fmt.Sprintf("mcpimpl: table for %v used with %v", s.c.typ, typ))
 	}
 	return s.c
 }
+
+// tables holds every compiled table by its struct type (reflect.Type →
+// *Struct), so that a struct inside another is decoded by its table
+// directly, as part of the document already validated, rather than through
+// its UnmarshalJSON, which must validate what it is given.
+var tables sync.Map
 
 // Where a value sits, which decides what a pointer means: an optional
 // member (or a recursive one, or the value of a Nullable) is allocated; an
@@ -261,13 +279,27 @@ func decoderFor(t reflect.Type, h Hint, at int) decoder {
 		// UnmarshalJSON, as DecodeInner and DecodeInnerNullAware call it.
 		nullAware := h&NullAware != 0
 		own := reflect.PointerTo(t).Implements(unmarshalType)
+		var table atomic.Pointer[Struct]
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
+			if s := table.Load(); s != nil {
+				if isNull(raw) {
+					return []mcpruntime.Violation{{Pointer: ptr, Message: "unexpected null"}}
+				}
+				return prefixed(ptr, s.decode(raw, p, true))
+			}
 			return with(func(vs *Violations) {
 				if !nullAware && isNull(raw) {
 					vs.Add(ptr, "unexpected null")
 					return
 				}
 				dst := reflect.NewAt(t, p).Interface()
+				defer func() {
+					// The first decode compiled the type's table, if it
+					// has one: use it from now on.
+					if s, ok := tables.Load(t); ok {
+						table.Store(s.(*Struct))
+					}
+				}()
 				if own {
 					vs.Merge(ptr, dst.(json.Unmarshaler).UnmarshalJSON(jsonscan.Trim(raw)))
 					return
@@ -359,15 +391,13 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 			return vs.list
 		}
 		var buf [16]json.RawMessage
-		items, ok := jsonscan.SplitArray(raw, buf[:0])
-		if !ok {
-			vs.Add(ptr, "invalid JSON array")
-			return vs.list
-		}
+		items, _ := jsonscan.SplitValidArray(raw, buf[:0])
 		out := reflect.MakeSlice(t, len(items), len(items))
 		base := out.UnsafePointer()
 		for i, it := range items {
-			vs.addAll(elem(it, unsafe.Add(base, uintptr(i)*size), IndexPointer(ptr, i)))
+			if l := elem(it, unsafe.Add(base, uintptr(i)*size), ""); len(l) > 0 {
+				vs.addAll(prefixed(IndexPointer(ptr, i), l))
+			}
 		}
 		reflect.NewAt(t, p).Elem().Set(out)
 		return vs.list
@@ -378,10 +408,12 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 func mapDecoder(t reflect.Type, elem decoder) decoder {
 	return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
 		var vs Violations
-		members, ok := DecodeObject(raw, ptr, &vs)
-		if !ok {
+		if JSONKind(raw) != "object" {
+			wrongKind(&vs, ptr, "object", raw)
 			return vs.list
 		}
+		members := map[string]json.RawMessage{}
+		jsonscan.SplitValidObject(raw, func(m jsonscan.Member) { members[string(m.Name)] = m.Value })
 		reflect.NewAt(t, p).Elem().Set(decodeMap(t, members, SortedKeys(members), ptr, elem, &vs))
 		return vs.list
 	}
@@ -391,7 +423,9 @@ func decodeMap(t reflect.Type, members map[string]json.RawMessage, names []strin
 	out := reflect.MakeMapWithSize(t, len(names))
 	for _, k := range names {
 		v := reflect.New(t.Elem())
-		vs.addAll(elem(members[k], v.UnsafePointer(), KeyPointer(ptr, k)))
+		if l := elem(members[k], v.UnsafePointer(), ""); len(l) > 0 {
+			vs.addAll(prefixed(KeyPointer(ptr, k), l))
+		}
 		out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), v.Elem())
 	}
 	return out
@@ -437,16 +471,32 @@ func zero(t reflect.Type, p unsafe.Pointer) { reflect.NewAt(t, p).Elem().SetZero
 // it was.
 func (s *Struct) Decode(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
-	c := s.compile(rv.Type().Elem())
-	p := rv.UnsafePointer()
+	s.compile(rv.Type().Elem())
+	if l := s.decode(data, rv.UnsafePointer(), false); len(l) > 0 {
+		return &mcpruntime.ValidationError{Violations: l}
+	}
+	return nil
+}
+
+// decode decodes data into the struct at p. valid says data is part of a
+// document already validated whole. The violations' pointers are relative
+// to data: a caller prefixes them, which costs nothing when there are none
+// (building every member's pointer up front would cost an allocation each).
+func (s *Struct) decode(data []byte, p unsafe.Pointer, valid bool) []mcpruntime.Violation {
+	const ptr = ""
+	c := s.c
 	var vs Violations
 	var o Object
-	if !o.Decode(data, "", &vs) {
-		return vs.Err("")
+	if valid {
+		if !o.decodeValid(data, ptr, &vs) {
+			return vs.list
+		}
+	} else if !o.Decode(data, ptr, &vs) {
+		return vs.list
 	}
 	zero(c.typ, p)
 	if len(c.required) > 0 {
-		o.Required("", &vs, c.required...)
+		o.Required(ptr, &vs, c.required...)
 	}
 	for k := range s.Rows {
 		r, f := &s.Rows[k], &c.fields[k]
@@ -462,15 +512,15 @@ func (s *Struct) Decode(data []byte, v any) error {
 	}
 	switch s.Open {
 	case Closed:
-		o.Unknown("", &vs, c.known...)
+		o.Unknown(ptr, &vs, c.known...)
 	case ClosedKept:
 		*(*map[string]json.RawMessage)(unsafe.Add(p, c.extra.off)) = KeepUnknown(&o, c.typ.Name(), c.known...)
 	case OpenKept:
 		if vals, names := o.undeclared(c.known); names != nil {
-			reflect.NewAt(c.extra.typ, unsafe.Add(p, c.extra.off)).Elem().Set(decodeMap(c.extra.typ, vals, names, "", c.extra.dec, &vs))
+			reflect.NewAt(c.extra.typ, unsafe.Add(p, c.extra.off)).Elem().Set(decodeMap(c.extra.typ, vals, names, ptr, c.extra.dec, &vs))
 		}
 	}
-	return vs.Err("")
+	return vs.list
 }
 
 // Encode is MarshalJSON for v, a pointer to the table's struct: the members

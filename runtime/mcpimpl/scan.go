@@ -55,6 +55,18 @@ func (o *Object) Decode(data []byte, ptr string, vs *Violations) bool {
 	return true
 }
 
+// decodeValid is Decode for a value split out of a document that was
+// validated whole: it only finds the members' boundaries.
+func (o *Object) decodeValid(data []byte, ptr string, vs *Violations) bool {
+	*o = Object{}
+	if JSONKind(data) != "object" {
+		wrongKind(vs, ptr, "object", data)
+		return false
+	}
+	jsonscan.SplitValidObject(data, o.add)
+	return true
+}
+
 // Get returns the value of the member name. With duplicate names the last
 // one wins, as in encoding/json.
 func (o *Object) Get(name string) (json.RawMessage, bool) {
