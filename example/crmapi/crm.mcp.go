@@ -606,14 +606,9 @@ func (v *ExportContactsInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeExportContactsInput(data []byte) (ExportContactsInput, error) {
-	var v ExportContactsInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ExportContactsInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("export_contacts input")
+func DecodeExportContactsInput(data []byte) (v ExportContactsInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "export_contacts input")
+	return v, err
 }
 
 // ExportPipelineInput is the input (arguments) of the "export_pipeline" tool.
@@ -656,14 +651,9 @@ func (v *ExportPipelineInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeExportPipelineInput(data []byte) (ExportPipelineInput, error) {
-	var v ExportPipelineInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ExportPipelineInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("export_pipeline input")
+func DecodeExportPipelineInput(data []byte) (v ExportPipelineInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "export_pipeline input")
+	return v, err
 }
 
 // GetContactInput is the input (arguments) of the "get_contact" tool.
@@ -715,14 +705,9 @@ func (v *GetContactInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetContactInput(data []byte) (GetContactInput, error) {
-	var v GetContactInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetContactInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_contact input")
+func DecodeGetContactInput(data []byte) (v GetContactInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_contact input")
+	return v, err
 }
 
 // GetContactOutput is the output (structured content) of the "get_contact" tool.
@@ -789,14 +774,9 @@ func (v *GetContactOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetContactOutput(data []byte) (GetContactOutput, error) {
-	var v GetContactOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetContactOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_contact output")
+func DecodeGetContactOutput(data []byte) (v GetContactOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_contact output")
+	return v, err
 }
 
 // GetDealInput is the input (arguments) of the "get_deal" tool.
@@ -848,14 +828,9 @@ func (v *GetDealInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetDealInput(data []byte) (GetDealInput, error) {
-	var v GetDealInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetDealInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_deal input")
+func DecodeGetDealInput(data []byte) (v GetDealInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_deal input")
+	return v, err
 }
 
 // GetDealOutput is the output (structured content) of the "get_deal" tool.
@@ -932,14 +907,9 @@ func (v *GetDealOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetDealOutput(data []byte) (GetDealOutput, error) {
-	var v GetDealOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetDealOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_deal output")
+func DecodeGetDealOutput(data []byte) (v GetDealOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_deal output")
+	return v, err
 }
 
 // GetDealOutputStage is the schema at /properties/stage of the "get_deal" tool's output schema.
@@ -1039,14 +1009,9 @@ func (v *PipelineChartInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodePipelineChartInput(data []byte) (PipelineChartInput, error) {
-	var v PipelineChartInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[PipelineChartInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("pipeline_chart input")
+func DecodePipelineChartInput(data []byte) (v PipelineChartInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "pipeline_chart input")
+	return v, err
 }
 
 // SearchDealsInput is the input (arguments) of the "search_deals" tool.
@@ -1121,14 +1086,9 @@ func (v *SearchDealsInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeSearchDealsInput(data []byte) (SearchDealsInput, error) {
-	var v SearchDealsInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[SearchDealsInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("search_deals input")
+func DecodeSearchDealsInput(data []byte) (v SearchDealsInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_deals input")
+	return v, err
 }
 
 // SearchDealsInputStage is the schema at /properties/stage of the "search_deals" tool's input schema.
@@ -1216,14 +1176,9 @@ func (v *SearchDealsOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeSearchDealsOutput(data []byte) (SearchDealsOutput, error) {
-	var v SearchDealsOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[SearchDealsOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("search_deals output")
+func DecodeSearchDealsOutput(data []byte) (v SearchDealsOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_deals output")
+	return v, err
 }
 
 // SearchDealsOutputDealsItem is the schema at /properties/deals/items of the "search_deals" tool's output schema.
@@ -1370,14 +1325,9 @@ func (v *SendEmailInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeSendEmailInput(data []byte) (SendEmailInput, error) {
-	var v SendEmailInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[SendEmailInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("send_email input")
+func DecodeSendEmailInput(data []byte) (v SendEmailInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "send_email input")
+	return v, err
 }
 
 // SendEmailOutput is the output (structured content) of the "send_email" tool.
@@ -1437,14 +1387,9 @@ func (v *SendEmailOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeSendEmailOutput(data []byte) (SendEmailOutput, error) {
-	var v SendEmailOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[SendEmailOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("send_email output")
+func DecodeSendEmailOutput(data []byte) (v SendEmailOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "send_email output")
+	return v, err
 }
 
 // UpdateDealInput is the input (arguments) of the "update_deal" tool.
@@ -1518,14 +1463,9 @@ func (v *UpdateDealInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeUpdateDealInput(data []byte) (UpdateDealInput, error) {
-	var v UpdateDealInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[UpdateDealInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("update_deal input")
+func DecodeUpdateDealInput(data []byte) (v UpdateDealInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_deal input")
+	return v, err
 }
 
 // UpdateDealInputStage is the schema at /properties/stage of the "update_deal" tool's input schema.
@@ -1630,14 +1570,9 @@ func (v *UpdateDealOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeUpdateDealOutput(data []byte) (UpdateDealOutput, error) {
-	var v UpdateDealOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[UpdateDealOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("update_deal output")
+func DecodeUpdateDealOutput(data []byte) (v UpdateDealOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_deal output")
+	return v, err
 }
 
 // UpdateDealOutputStage is the schema at /properties/stage of the "update_deal" tool's output schema.
@@ -1749,14 +1684,9 @@ func (v *DealSummaryContent) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeDealSummaryContent(data []byte) (DealSummaryContent, error) {
-	var v DealSummaryContent
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[DealSummaryContent](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("crm://deals/{deal_id}/summary content")
+func DecodeDealSummaryContent(data []byte) (v DealSummaryContent, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "crm://deals/{deal_id}/summary content")
+	return v, err
 }
 
 // PipelineChartResource describes the "pipeline-chart" resource

@@ -1058,14 +1058,9 @@ func (v *EchoInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeEchoInput(data []byte) (EchoInput, error) {
-	var v EchoInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[EchoInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("echo input")
+func DecodeEchoInput(data []byte) (v EchoInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "echo input")
+	return v, err
 }
 
 // GetAnnotatedMessageInput is the input (arguments) of the "get-annotated-message" tool.
@@ -1120,14 +1115,9 @@ func (v *GetAnnotatedMessageInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetAnnotatedMessageInput(data []byte) (GetAnnotatedMessageInput, error) {
-	var v GetAnnotatedMessageInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetAnnotatedMessageInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-annotated-message input")
+func DecodeGetAnnotatedMessageInput(data []byte) (v GetAnnotatedMessageInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-annotated-message input")
+	return v, err
 }
 
 // GetAnnotatedMessageInputMessageType is the schema at /properties/messageType of the "get-annotated-message" tool's input schema.
@@ -1197,14 +1187,9 @@ func (v *GetEnvInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetEnvInput(data []byte) (GetEnvInput, error) {
-	var v GetEnvInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetEnvInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-env input")
+func DecodeGetEnvInput(data []byte) (v GetEnvInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-env input")
+	return v, err
 }
 
 // GetResourceLinksInput is the input (arguments) of the "get-resource-links" tool.
@@ -1262,14 +1247,9 @@ func (v *GetResourceLinksInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetResourceLinksInput(data []byte) (GetResourceLinksInput, error) {
-	var v GetResourceLinksInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetResourceLinksInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-resource-links input")
+func DecodeGetResourceLinksInput(data []byte) (v GetResourceLinksInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-resource-links input")
+	return v, err
 }
 
 // GetResourceReferenceInput is the input (arguments) of the "get-resource-reference" tool.
@@ -1326,14 +1306,9 @@ func (v *GetResourceReferenceInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetResourceReferenceInput(data []byte) (GetResourceReferenceInput, error) {
-	var v GetResourceReferenceInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetResourceReferenceInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-resource-reference input")
+func DecodeGetResourceReferenceInput(data []byte) (v GetResourceReferenceInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-resource-reference input")
+	return v, err
 }
 
 // GetResourceReferenceInputResourceType is the schema at /properties/resourceType of the "get-resource-reference" tool's input schema.
@@ -1400,14 +1375,9 @@ func (v *GetRootsListInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetRootsListInput(data []byte) (GetRootsListInput, error) {
-	var v GetRootsListInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetRootsListInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-roots-list input")
+func DecodeGetRootsListInput(data []byte) (v GetRootsListInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-roots-list input")
+	return v, err
 }
 
 // GetStructuredContentInput is the input (arguments) of the "get-structured-content" tool.
@@ -1457,14 +1427,9 @@ func (v *GetStructuredContentInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetStructuredContentInput(data []byte) (GetStructuredContentInput, error) {
-	var v GetStructuredContentInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetStructuredContentInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-structured-content input")
+func DecodeGetStructuredContentInput(data []byte) (v GetStructuredContentInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-structured-content input")
+	return v, err
 }
 
 // GetStructuredContentInputLocation is the schema at /properties/location of the "get-structured-content" tool's input schema.
@@ -1549,14 +1514,9 @@ func (v *GetStructuredContentOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetStructuredContentOutput(data []byte) (GetStructuredContentOutput, error) {
-	var v GetStructuredContentOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetStructuredContentOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-structured-content output")
+func DecodeGetStructuredContentOutput(data []byte) (v GetStructuredContentOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-structured-content output")
+	return v, err
 }
 
 // GetSumInput is the input (arguments) of the "get-sum" tool.
@@ -1608,14 +1568,9 @@ func (v *GetSumInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetSumInput(data []byte) (GetSumInput, error) {
-	var v GetSumInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetSumInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-sum input")
+func DecodeGetSumInput(data []byte) (v GetSumInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-sum input")
+	return v, err
 }
 
 // GetTinyImageInput is the input (arguments) of the "get-tiny-image" tool.
@@ -1658,14 +1613,9 @@ func (v *GetTinyImageInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetTinyImageInput(data []byte) (GetTinyImageInput, error) {
-	var v GetTinyImageInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetTinyImageInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get-tiny-image input")
+func DecodeGetTinyImageInput(data []byte) (v GetTinyImageInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-tiny-image input")
+	return v, err
 }
 
 // GzipFileAsResourceInput is the input (arguments) of the "gzip-file-as-resource" tool.
@@ -1729,14 +1679,9 @@ func (v *GzipFileAsResourceInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGzipFileAsResourceInput(data []byte) (GzipFileAsResourceInput, error) {
-	var v GzipFileAsResourceInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GzipFileAsResourceInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("gzip-file-as-resource input")
+func DecodeGzipFileAsResourceInput(data []byte) (v GzipFileAsResourceInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "gzip-file-as-resource input")
+	return v, err
 }
 
 // GzipFileAsResourceInputOutputType is the schema at /properties/outputType of the "gzip-file-as-resource" tool's input schema.
@@ -1815,14 +1760,9 @@ func (v *SimulateResearchQueryInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeSimulateResearchQueryInput(data []byte) (SimulateResearchQueryInput, error) {
-	var v SimulateResearchQueryInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[SimulateResearchQueryInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("simulate-research-query input")
+func DecodeSimulateResearchQueryInput(data []byte) (v SimulateResearchQueryInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "simulate-research-query input")
+	return v, err
 }
 
 // ToggleSimulatedLoggingInput is the input (arguments) of the "toggle-simulated-logging" tool.
@@ -1865,14 +1805,9 @@ func (v *ToggleSimulatedLoggingInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeToggleSimulatedLoggingInput(data []byte) (ToggleSimulatedLoggingInput, error) {
-	var v ToggleSimulatedLoggingInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ToggleSimulatedLoggingInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("toggle-simulated-logging input")
+func DecodeToggleSimulatedLoggingInput(data []byte) (v ToggleSimulatedLoggingInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "toggle-simulated-logging input")
+	return v, err
 }
 
 // ToggleSubscriberUpdatesInput is the input (arguments) of the "toggle-subscriber-updates" tool.
@@ -1915,14 +1850,9 @@ func (v *ToggleSubscriberUpdatesInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeToggleSubscriberUpdatesInput(data []byte) (ToggleSubscriberUpdatesInput, error) {
-	var v ToggleSubscriberUpdatesInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ToggleSubscriberUpdatesInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("toggle-subscriber-updates input")
+func DecodeToggleSubscriberUpdatesInput(data []byte) (v ToggleSubscriberUpdatesInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "toggle-subscriber-updates input")
+	return v, err
 }
 
 // TriggerElicitationRequestInput is the input (arguments) of the "trigger-elicitation-request" tool.
@@ -1965,14 +1895,9 @@ func (v *TriggerElicitationRequestInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeTriggerElicitationRequestInput(data []byte) (TriggerElicitationRequestInput, error) {
-	var v TriggerElicitationRequestInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[TriggerElicitationRequestInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("trigger-elicitation-request input")
+func DecodeTriggerElicitationRequestInput(data []byte) (v TriggerElicitationRequestInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-elicitation-request input")
+	return v, err
 }
 
 // TriggerLongRunningOperationInput is the input (arguments) of the "trigger-long-running-operation" tool.
@@ -2026,14 +1951,9 @@ func (v *TriggerLongRunningOperationInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeTriggerLongRunningOperationInput(data []byte) (TriggerLongRunningOperationInput, error) {
-	var v TriggerLongRunningOperationInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[TriggerLongRunningOperationInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("trigger-long-running-operation input")
+func DecodeTriggerLongRunningOperationInput(data []byte) (v TriggerLongRunningOperationInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-long-running-operation input")
+	return v, err
 }
 
 // TriggerSamplingRequestInput is the input (arguments) of the "trigger-sampling-request" tool.
@@ -2086,14 +2006,9 @@ func (v *TriggerSamplingRequestInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeTriggerSamplingRequestInput(data []byte) (TriggerSamplingRequestInput, error) {
-	var v TriggerSamplingRequestInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[TriggerSamplingRequestInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("trigger-sampling-request input")
+func DecodeTriggerSamplingRequestInput(data []byte) (v TriggerSamplingRequestInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-sampling-request input")
+	return v, err
 }
 
 // TriggerURLElicitationInput is the input (arguments) of the "trigger-url-elicitation" tool.
@@ -2156,14 +2071,9 @@ func (v *TriggerURLElicitationInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeTriggerURLElicitationInput(data []byte) (TriggerURLElicitationInput, error) {
-	var v TriggerURLElicitationInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[TriggerURLElicitationInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("trigger-url-elicitation input")
+func DecodeTriggerURLElicitationInput(data []byte) (v TriggerURLElicitationInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-url-elicitation input")
+	return v, err
 }
 
 // ArchitectureMdResource describes the "architecture.md" resource

@@ -243,14 +243,9 @@ func (v *GetReportInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetReportInput(data []byte) (GetReportInput, error) {
-	var v GetReportInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetReportInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_report input")
+func DecodeGetReportInput(data []byte) (v GetReportInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_report input")
+	return v, err
 }
 
 // GetReportInputRegion is the schema at /properties/region of the "get_report" tool's input schema.
@@ -351,14 +346,9 @@ func (v *GetReportOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeGetReportOutput(data []byte) (GetReportOutput, error) {
-	var v GetReportOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[GetReportOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("get_report output")
+func DecodeGetReportOutput(data []byte) (v GetReportOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_report output")
+	return v, err
 }
 
 // GetReportOutputRegion is the schema at /properties/region of the "get_report" tool's output schema.

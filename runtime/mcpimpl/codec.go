@@ -575,3 +575,27 @@ func (s *Struct) Encode(v any) ([]byte, error) {
 	}
 	return enc.Bytes()
 }
+
+// DecodeAndValidate is a generated Decode<Root> for a root type that
+// decodes itself (a struct, union, array or map): data is decoded strictly
+// into v, null being a violation unless the type accepts it (nullAware),
+// and when that found nothing, v's Validate runs. Decoding violations are a
+// *mcpruntime.ValidationError with subject.
+func DecodeAndValidate(data []byte, v interface {
+	json.Unmarshaler
+	Validate() error
+}, nullAware bool, subject string) error {
+	var vs Violations
+	switch {
+	case !nullAware && isNull(data):
+		vs.Add("", "unexpected null")
+	case !jsonscan.Valid(data):
+		vs.Add("", "invalid JSON")
+	default:
+		vs.Merge("", v.UnmarshalJSON(jsonscan.Trim(data)))
+	}
+	if vs.Len() > 0 {
+		return vs.Err(subject)
+	}
+	return v.Validate()
+}

@@ -40,7 +40,7 @@ func init() {
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1",
-		"Struct", "Row", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
+		"Struct", "Row", "DecodeAndValidate", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
 		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject"} {
 		implNames[n] = true
 	}
@@ -1330,17 +1330,35 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 			jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs")),
 			jen.Return(jen.Id("vs").Dot("Err").Call(jen.Lit(subj)))),
 		jen.Line(),
-		jen.Commentf("// Decode%s decodes the %s strictly and validates it.", t.GoName, subj).Line().
-			Comment("// Wrong JSON types, missing required members and members a closed object").Line().
-			Comment("// does not declare are violations, as is anything Validate reports; the").Line().
-			Comment("// error is a *mcpruntime.ValidationError listing every one found.").Line().
-			Func().Id("Decode"+t.GoName).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.GoName), jen.Error()).Block(
-			jen.Var().Id("v").Id(t.GoName),
-			jen.Var().Id("vs").Add(rt("Violations")),
-			rootDecodeFn(t).Call(jen.Id("data"), jen.Op("&").Id("v"), jen.Lit(""), jen.Op("&").Id("vs")),
-			jen.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs"))),
-			jen.Return(jen.Id("v"), jen.Id("vs").Dot("Err").Call(jen.Lit(subj)))),
+		decodeRoot(t, subj),
 	}
+}
+
+// decodeRoot declares Decode<Root>. A root type that decodes itself (a
+// struct, union, array or map) leaves the work to mcpimpl.DecodeAndValidate,
+// which is compiled once rather than instantiated for every root.
+func decodeRoot(t *ir.Type, subj string) jen.Code {
+	doc := jen.Commentf("// Decode%s decodes the %s strictly and validates it.", t.GoName, subj).Line().
+		Comment("// Wrong JSON types, missing required members and members a closed object").Line().
+		Comment("// does not declare are violations, as is anything Validate reports; the").Line().
+		Comment("// error is a *mcpruntime.ValidationError listing every one found.").Line()
+	if t.Named && (t.Kind == ir.Struct || t.Kind == ir.Union || t.Kind == ir.Array || t.Kind == ir.Map) {
+		nullAware := false
+		if t.Kind == ir.Union {
+			for _, v := range t.Variants {
+				nullAware = nullAware || v.Type.Kind == ir.Null
+			}
+		}
+		return doc.Func().Id("Decode"+t.GoName).Params(jen.Id("data").Index().Byte()).Params(jen.Id("v").Id(t.GoName), jen.Err().Error()).Block(
+			jen.Err().Op("=").Add(rt("DecodeAndValidate")).Call(jen.Id("data"), jen.Op("&").Id("v"), jen.Lit(nullAware), jen.Lit(subj)),
+			jen.Return(jen.Id("v"), jen.Err()))
+	}
+	return doc.Func().Id("Decode"+t.GoName).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.GoName), jen.Error()).Block(
+		jen.Var().Id("v").Id(t.GoName),
+		jen.Var().Id("vs").Add(rt("Violations")),
+		rootDecodeFn(t).Call(jen.Id("data"), jen.Op("&").Id("v"), jen.Lit(""), jen.Op("&").Id("vs")),
+		jen.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs"))),
+		jen.Return(jen.Id("v"), jen.Id("vs").Dot("Err").Call(jen.Lit(subj))))
 }
 
 // checker generates the statements that check one value.

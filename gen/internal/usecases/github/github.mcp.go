@@ -268,14 +268,9 @@ func (v *AddIssueReactionInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeAddIssueReactionInput(data []byte) (AddIssueReactionInput, error) {
-	var v AddIssueReactionInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[AddIssueReactionInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("add_issue_reaction input")
+func DecodeAddIssueReactionInput(data []byte) (v AddIssueReactionInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_issue_reaction input")
+	return v, err
 }
 
 // AddIssueReactionInputContent is the schema at /properties/content of the "add_issue_reaction" tool's input schema.
@@ -370,14 +365,9 @@ func (v *ListIssuesInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeListIssuesInput(data []byte) (ListIssuesInput, error) {
-	var v ListIssuesInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ListIssuesInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("list_issues input")
+func DecodeListIssuesInput(data []byte) (v ListIssuesInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issues input")
+	return v, err
 }
 
 // ListIssuesInputState is the schema at /properties/state of the "list_issues" tool's input schema.
@@ -457,14 +447,9 @@ func (v *ListIssuesOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeListIssuesOutput(data []byte) (ListIssuesOutput, error) {
-	var v ListIssuesOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[ListIssuesOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("list_issues output")
+func DecodeListIssuesOutput(data []byte) (v ListIssuesOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issues output")
+	return v, err
 }
 
 // ListIssuesOutputIssuesItem is the schema at /properties/issues/items of the "list_issues" tool's output schema.

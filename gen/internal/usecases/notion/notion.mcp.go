@@ -225,14 +225,9 @@ func (v *APIPostPageInput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeAPIPostPageInput(data []byte) (APIPostPageInput, error) {
-	var v APIPostPageInput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[APIPostPageInput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("API-post-page input")
+func DecodeAPIPostPageInput(data []byte) (v APIPostPageInput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "API-post-page input")
+	return v, err
 }
 
 // ParentRequest is the schema at /$defs/parentRequest of the "API-post-page" tool's input schema.
@@ -803,14 +798,9 @@ func (v *APIPostPageOutput) Validate() error {
 // Wrong JSON types, missing required members and members a closed object
 // does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
-func DecodeAPIPostPageOutput(data []byte) (APIPostPageOutput, error) {
-	var v APIPostPageOutput
-	var vs mcpimpl.Violations
-	mcpimpl.Decode[APIPostPageOutput](data, &v, "", &vs)
-	if vs.Len() == 0 {
-		v.validate("", &vs)
-	}
-	return v, vs.Err("API-post-page output")
+func DecodeAPIPostPageOutput(data []byte) (v APIPostPageOutput, err error) {
+	err = mcpimpl.DecodeAndValidate(data, &v, false, "API-post-page output")
+	return v, err
 }
 
 // APIPostPageOutputCover is the schema at /properties/cover of the "API-post-page" tool's output schema.
