@@ -264,11 +264,15 @@ func decoderFor(t reflect.Type, h Hint, at int) decoder {
 		// and only raw JSON is a byte slice then).
 		if h&NotNull != 0 {
 			return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-				return with(func(vs *Violations) { DecodeRawValue(raw, (*json.RawMessage)(p), ptr, vs) })
+				var vs Violations
+				DecodeRawValue(raw, (*json.RawMessage)(p), ptr, &vs)
+				return vs.list
 			}
 		}
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			return with(func(vs *Violations) { DecodeRaw(raw, (*json.RawMessage)(p), ptr, vs) })
+			var vs Violations
+			DecodeRaw(raw, (*json.RawMessage)(p), ptr, &vs)
+			return vs.list
 		}
 	}
 	if d := scalarDecoder(t, h); d != nil {
@@ -281,10 +285,7 @@ func decoderFor(t reflect.Type, h Hint, at int) decoder {
 		own := reflect.PointerTo(t).Implements(unmarshalType)
 		var table atomic.Pointer[Struct]
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			if s := table.Load(); s != nil {
-				if isNull(raw) {
-					return []mcpruntime.Violation{{Pointer: ptr, Message: "unexpected null"}}
-				}
+			if s := table.Load(); s != nil && !isNull(raw) {
 				return prefixed(ptr, s.decode(raw, p, true))
 			}
 			return with(func(vs *Violations) {
@@ -333,23 +334,33 @@ func scalarDecoder(t reflect.Type, h Hint) decoder {
 	case reflect.String:
 		if h&BigInt != 0 {
 			return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-				return with(func(vs *Violations) { DecodeBigInteger(raw, (*string)(p), ptr, vs) })
+				var vs Violations
+				DecodeBigInteger(raw, (*string)(p), ptr, &vs)
+				return vs.list
 			}
 		}
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			return with(func(vs *Violations) { DecodeString(raw, (*string)(p), ptr, vs) })
+			var vs Violations
+			DecodeString(raw, (*string)(p), ptr, &vs)
+			return vs.list
 		}
 	case reflect.Bool:
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			return with(func(vs *Violations) { DecodeBool(raw, (*bool)(p), ptr, vs) })
+			var vs Violations
+			DecodeBool(raw, (*bool)(p), ptr, &vs)
+			return vs.list
 		}
 	case reflect.Float64:
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			return with(func(vs *Violations) { DecodeNumber(raw, (*float64)(p), ptr, vs) })
+			var vs Violations
+			DecodeNumber(raw, (*float64)(p), ptr, &vs)
+			return vs.list
 		}
 	case reflect.Float32:
 		return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-			return with(func(vs *Violations) { DecodeNumber(raw, (*float32)(p), ptr, vs) })
+			var vs Violations
+			DecodeNumber(raw, (*float32)(p), ptr, &vs)
+			return vs.list
 		}
 	case reflect.Int64:
 		return intDecoder[int64]()
@@ -377,9 +388,22 @@ func scalarDecoder(t reflect.Type, h Hint) decoder {
 
 func intDecoder[T int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64]() decoder {
 	return func(raw json.RawMessage, p unsafe.Pointer, ptr string) []mcpruntime.Violation {
-		return with(func(vs *Violations) { DecodeInteger(raw, (*T)(p), ptr, vs) })
+		var vs Violations
+		DecodeInteger(raw, (*T)(p), ptr, &vs)
+		return vs.list
 	}
 }
+
+// sliceHeader is the memory of a slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// noElements is where an empty decoded slice points, as make([]T, 0)
+// points to the runtime's zero-size base: not nil, so [] survives a round
+// trip.
+var noElements [0]uint64
 
 // sliceDecoder is SliceOf: the result is never nil.
 func sliceDecoder(t reflect.Type, elem decoder) decoder {
@@ -392,14 +416,20 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 		}
 		var buf [16]json.RawMessage
 		items, _ := jsonscan.SplitValidArray(raw, buf[:0])
-		out := reflect.MakeSlice(t, len(items), len(items))
+		// Grown in place: reflect.MakeSlice would allocate a header too.
+		if len(items) == 0 {
+			*(*sliceHeader)(p) = sliceHeader{data: unsafe.Pointer(&noElements)}
+			return vs.list
+		}
+		out := reflect.NewAt(t, p).Elem()
+		out.Grow(len(items))
+		out.SetLen(len(items))
 		base := out.UnsafePointer()
 		for i, it := range items {
 			if l := elem(it, unsafe.Add(base, uintptr(i)*size), ""); len(l) > 0 {
 				vs.addAll(prefixed(IndexPointer(ptr, i), l))
 			}
 		}
-		reflect.NewAt(t, p).Elem().Set(out)
 		return vs.list
 	}
 }

@@ -2,6 +2,7 @@ package mcpimpl
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -63,6 +64,14 @@ func TestStructRoundTrip(t *testing.T) {
 	}
 	if string(out) != in {
 		t.Errorf("round trip:\n got %s\nwant %s", out, in)
+	}
+	// An empty array decodes to an empty slice, not nil, and is sent again.
+	v = codecOuter{}
+	if err := json.Unmarshal([]byte(`{"kind":"outer","name":"a","tags":[],"items":[]}`), &v); err != nil || v.Items == nil || len(v.Items) != 0 {
+		t.Fatalf("empty arrays: %v %#v", err, v.Items)
+	}
+	if out, _ := json.Marshal(v); string(out) != `{"kind":"outer","name":"a","tags":[],"items":[]}` {
+		t.Errorf("empty arrays sent as %s", out)
 	}
 	// A required array that is nil is sent as [], unset members not at all.
 	out, _ = json.Marshal(codecOuter{Name: "b"})
@@ -135,4 +144,30 @@ func TestStructTableMismatch(t *testing.T) {
 	}()
 	var other struct{ A, B string }
 	_ = ok.Decode([]byte(`{}`), &other)
+}
+
+// A table compiles on first use, which many goroutines may make at once
+// (run with -race).
+func TestStructFirstUseConcurrent(t *testing.T) {
+	type pair struct {
+		A string       `json:"a"`
+		B []codecInner `json:"b"`
+	}
+	table := &Struct{Rows: []Row{{Name: "a"}, {Name: "b", Presence: OmitNil}}}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			var v pair
+			err := table.Decode([]byte(`{"a":"x","b":[{"n":1},{"n":2}]}`), &v)
+			if err == nil && (v.A != "x" || len(v.B) != 2 || v.B[1].N != 2) {
+				err = fmt.Errorf("decoded %+v", v)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
