@@ -298,8 +298,7 @@ func declaredProperties(schema json.RawMessage, identityArg string) map[string]b
 func scrubResult(r *Result, tok Secret) {
 	raw := func(b json.RawMessage) json.RawMessage { return tok.scrubJSON(b) }
 	str := tok.scrub
-	r.StructuredContent = raw(r.StructuredContent)
-	r.Meta = raw(r.Meta)
+	r.StructuredContent, r.Meta, r.Raw = raw(r.StructuredContent), raw(r.Meta), raw(r.Raw)
 	for i := range r.Content {
 		c := &r.Content[i]
 		c.Type, c.Text, c.Data, c.MIMEType = str(c.Type), str(c.Text), str(c.Data), str(c.MIMEType)

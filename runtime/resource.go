@@ -2,9 +2,7 @@ package mcpruntime
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -545,8 +543,7 @@ func resourceDigest(r *ResourceResult) string {
 		Contents []ResourceContents `json:"contents"`
 		Meta     json.RawMessage    `json:"_meta,omitempty"`
 	}{r.Contents, r.Meta}) // every part is JSON already
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return digestOf(b)
 }
 
 func scrubContents(r *ResourceResult, tok Secret) {
