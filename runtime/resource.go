@@ -550,8 +550,9 @@ func scrubContents(r *ResourceResult, tok Secret) {
 	if r == nil {
 		return
 	}
-	r.Meta = tok.scrubJSON(r.Meta)
+	j := tok.jsonScrubber()
+	r.Meta = j.Scrub(r.Meta)
 	for i := range r.Contents {
-		tok.scrubContents(&r.Contents[i])
+		tok.scrubContents(&r.Contents[i], j)
 	}
 }
