@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -240,4 +241,38 @@ func TestDigestIsOfTheBytesSent(t *testing.T) {
 	} else if again, err := ParseResult(out); err != nil || again.Digest() != r.Digest() {
 		t.Errorf("replayed digest = %v, %v", again, err)
 	}
+}
+
+// benchResult is a typical structured result: the JSON once as
+// structuredContent and once, escaped, as the text block beside it.
+func benchResult() []byte {
+	var deals []string
+	for i := range 12 {
+		deals = append(deals, fmt.Sprintf(`{"id":"D-%d","title":"Renewal for account %d","amount":%d.5,"stage":"proposal","owner":{"login":"owner%d","id":%d},"tags":["q3","emea"]}`, i, i, 1000*i, i, i))
+	}
+	doc := `{"region":"emea","quarter":"2026-Q3","total":123456.5,"deals":[` + strings.Join(deals, ",") + `]}`
+	text, _ := json.Marshal(doc)
+	return []byte(`{"content":[{"type":"text","text":` + string(text) + `}],"structuredContent":` + doc + `}`)
+}
+
+func BenchmarkParseResult(b *testing.B) {
+	data := benchResult()
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ParseResult(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := parseResultJSON(data, bytes.Clone(data)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -253,6 +253,15 @@ func unquote(raw []byte) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
+		// Runs of bytes that stand for themselves are copied whole.
+		j := i
+		for j < len(s) && !special[s[j]] {
+			j++
+		}
+		b.Write(s[i:j])
+		if i = j; i == len(s) {
+			break
+		}
 		switch c := s[i]; {
 		case c == '\\':
 			if i+1 >= len(s) {
@@ -303,7 +312,11 @@ func unquote(raw []byte) (string, bool) {
 			i++
 		default:
 			r, n := utf8.DecodeRune(s[i:])
-			b.WriteRune(r) // U+FFFD for a byte that is not UTF-8
+			if r == utf8.RuneError && n == 1 {
+				b.WriteRune(r) // a byte that is not UTF-8
+			} else {
+				b.Write(s[i : i+n])
+			}
 			i += n
 		}
 	}
