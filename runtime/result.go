@@ -93,7 +93,8 @@ type wireResult struct {
 
 // ParseResult decodes the JSON of a tools/call result (the JSON-RPC "result"
 // member). Use it when bringing your own client: hand it the raw bytes and
-// nothing the server sent is lost.
+// nothing the server sent is lost. It keeps one copy of data, which Raw and
+// the other raw members share; data may be reused afterwards.
 func ParseResult(data []byte) (*Result, error) {
 	// One copy, which the raw members share, read once by the scanner; what
 	// it leaves (malformed results included) goes to encoding/json.
