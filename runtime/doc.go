@@ -23,7 +23,8 @@
 //
 // A Result is lossless: every content block in order (text, image, audio,
 // resource_link, embedded resource, and unknown kinds, each with its raw
-// JSON), the raw structuredContent and _meta bytes, and isError.
+// JSON), the raw structuredContent and _meta bytes, isError, and the whole
+// result as received (Raw).
 //
 // # Typed tools
 //

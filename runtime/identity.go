@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/redact"
 )
 
 // Secret is a credential. It prints as [redacted] with the fmt verbs and
@@ -25,7 +27,6 @@ func (Secret) GoString() string               { return redacted }
 func (Secret) MarshalJSON() ([]byte, error)   { return []byte(`"` + redacted + `"`), nil }
 func (Secret) MarshalText() ([]byte, error)   { return []byte(redacted), nil }
 func (s Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte(redacted)) }
-func (s Secret) appendJSONEscaped() []byte    { b, _ := json.Marshal(string(s)); return b[1 : len(b)-1] }
 func (s Secret) containedIn(text string) bool { return s != "" && strings.Contains(text, string(s)) }
 
 // Principal is who a run acts for: an ID that may be shown and recorded
@@ -296,10 +297,10 @@ func declaredProperties(schema json.RawMessage, identityArg string) map[string]b
 // string field of every block (a mime type and base64 data included) and
 // the raw JSON the blocks and the result keep.
 func scrubResult(r *Result, tok Secret) {
-	raw := func(b json.RawMessage) json.RawMessage { return tok.scrubJSON(b) }
+	j := tok.jsonScrubber() // once: the token's JSON forms cost allocations
+	raw := func(b json.RawMessage) json.RawMessage { return j.Scrub(b) }
 	str := tok.scrub
-	r.StructuredContent = raw(r.StructuredContent)
-	r.Meta = raw(r.Meta)
+	r.StructuredContent, r.Meta, r.Raw = raw(r.StructuredContent), raw(r.Meta), raw(r.Raw)
 	for i := range r.Content {
 		c := &r.Content[i]
 		c.Type, c.Text, c.Data, c.MIMEType = str(c.Type), str(c.Text), str(c.Data), str(c.MIMEType)
@@ -307,15 +308,15 @@ func scrubResult(r *Result, tok Secret) {
 		c.Annotations, c.Meta, c.Raw = raw(c.Annotations), raw(c.Meta), raw(c.Raw)
 		if c.Resource != nil {
 			rc := *c.Resource
-			tok.scrubContents(&rc)
+			tok.scrubContents(&rc, j)
 			c.Resource = &rc
 		}
 	}
 }
 
-func (s Secret) scrubContents(rc *ResourceContents) {
+func (s Secret) scrubContents(rc *ResourceContents, j redact.JSON) {
 	rc.URI, rc.MIMEType, rc.Text, rc.Blob = s.scrub(rc.URI), s.scrub(rc.MIMEType), s.scrub(rc.Text), s.scrub(rc.Blob)
-	rc.Meta, rc.Raw = s.scrubJSON(rc.Meta), s.scrubJSON(rc.Raw)
+	rc.Meta, rc.Raw = j.Scrub(rc.Meta), j.Scrub(rc.Raw)
 }
 
 // scrub replaces the token in text.
@@ -329,19 +330,9 @@ func (s Secret) scrub(text string) string {
 // scrubJSON replaces the token in raw JSON, as encoding/json escapes it
 // and, when it has nothing JSON must escape, as written (encoders other
 // than Go's do not escape <, > and &).
-func (s Secret) scrubJSON(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 || s == "" {
-		return b
-	}
-	esc := s.appendJSONEscaped()
-	if bytes.Contains(b, esc) {
-		b = bytes.ReplaceAll(b, esc, []byte(redacted))
-	}
-	if lit := []byte(s); !bytes.Equal(lit, esc) && !strings.ContainsAny(string(s), "\"\\") && bytes.Contains(b, lit) {
-		b = bytes.ReplaceAll(b, lit, []byte(redacted))
-	}
-	return b
-}
+func (s Secret) scrubJSON(b json.RawMessage) json.RawMessage { return s.jsonScrubber().Scrub(b) }
+
+func (s Secret) jsonScrubber() redact.JSON { return redact.NewJSON(string(s), redacted) }
 
 // redactError returns err with the token removed from its text and from
 // everything it wraps. The returned value holds no token at all, in any

@@ -2,8 +2,6 @@ package mcpruntime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,8 +159,7 @@ func GetPrompt(ctx context.Context, c Caller, d *PromptDescriptor, args map[stri
 		Description string          `json:"description,omitempty"`
 		Messages    []PromptMessage `json:"messages"`
 	}{res.Description, res.Messages})
-	sum := sha256.Sum256(b)
-	res.Provenance = o.record(ctx, Provenance{Prompt: d.Name}, "sha256:"+hex.EncodeToString(sum[:]))
+	res.Provenance = o.record(ctx, Provenance{Prompt: d.Name}, digestOf(b))
 	return res, nil
 }
 

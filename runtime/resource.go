@@ -2,9 +2,7 @@ package mcpruntime
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -545,16 +543,16 @@ func resourceDigest(r *ResourceResult) string {
 		Contents []ResourceContents `json:"contents"`
 		Meta     json.RawMessage    `json:"_meta,omitempty"`
 	}{r.Contents, r.Meta}) // every part is JSON already
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return digestOf(b)
 }
 
 func scrubContents(r *ResourceResult, tok Secret) {
 	if r == nil {
 		return
 	}
-	r.Meta = tok.scrubJSON(r.Meta)
+	j := tok.jsonScrubber()
+	r.Meta = j.Scrub(r.Meta)
 	for i := range r.Contents {
-		tok.scrubContents(&r.Contents[i])
+		tok.scrubContents(&r.Contents[i], j)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/callresult"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // Content block kinds defined by MCP. Other kinds are kept with their raw
@@ -32,6 +35,9 @@ type Result struct {
 	// IsError reports a tool-level failure (the call reached the tool and
 	// the tool says it failed).
 	IsError bool
+	// Raw is the whole result as received (ParseResult sets it; the raw
+	// members above share its bytes), and what Digest hashes.
+	Raw json.RawMessage
 }
 
 // Content is one content block. The fields for the block's kind are set;
@@ -87,8 +93,21 @@ type wireResult struct {
 
 // ParseResult decodes the JSON of a tools/call result (the JSON-RPC "result"
 // member). Use it when bringing your own client: hand it the raw bytes and
-// nothing the server sent is lost.
+// nothing the server sent is lost. It keeps one copy of data, which Raw and
+// the other raw members share; data may be reused afterwards.
 func ParseResult(data []byte) (*Result, error) {
+	// One copy, which the raw members share, read once by the scanner; what
+	// it leaves (malformed results included) goes to encoding/json.
+	raw := bytes.Clone(jsonscan.Trim(data))
+	if p, ok := callresult.Parse[Content, ResourceContents](raw); ok {
+		return &Result{Content: p.Content, StructuredContent: p.StructuredContent, Meta: p.Meta, IsError: p.IsError, Raw: raw}, nil
+	}
+	return parseResultJSON(data, raw)
+}
+
+// parseResultJSON is ParseResult by encoding/json, whose errors it
+// returns; raw is the copy of data for Result.Raw.
+func parseResultJSON(data, raw []byte) (*Result, error) {
 	var w wireResult
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("tools/call result: %w", err)
@@ -100,6 +119,7 @@ func ParseResult(data []byte) (*Result, error) {
 		StructuredContent: cloneRaw(w.StructuredContent),
 		Meta:              cloneRaw(w.Meta),
 		IsError:           w.IsError != nil && *w.IsError,
+		Raw:               raw,
 	}
 	for i, raw := range *w.Content {
 		var c Content

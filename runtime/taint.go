@@ -24,7 +24,7 @@ type Provenance struct {
 	Prompt   string    `json:"prompt,omitempty"`
 	Time     time.Time `json:"time"`
 	// Digest is "sha256:" and the hex SHA-256 of the result as the server
-	// sent it (content blocks, structuredContent and isError, as JSON), or
+	// sent it (Result.Digest: the bytes of the JSON-RPC result member), or
 	// of the JSON-RPC error (code, message, data) when the server answered
 	// with one: its message reaches the model too.
 	Digest string `json:"digest"`
@@ -137,9 +137,11 @@ func recordTaint(next handler) handler {
 	}
 }
 
-// Digest is "sha256:" and the hex SHA-256 of the result as a tools/call
-// result in JSON (each block's raw JSON, structuredContent, _meta,
-// isError): the digest provenance records carry.
+// Digest is "sha256:" and the hex SHA-256 of Raw, the result exactly as the
+// server sent it: the digest provenance records carry. A Result without Raw
+// (built in code) is hashed as ParseResult would read it back: encoded as a
+// tools/call result (each block's raw JSON, structuredContent, _meta,
+// isError).
 func (r *Result) Digest() string { return resultDigest(r) }
 
 // protocolDigest is the digest of a JSON-RPC error as the server sent it
@@ -150,22 +152,37 @@ func protocolDigest(e *ProtocolError) string {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data,omitempty"`
 	}{e.Code, e.Message, e.Data})
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return digestOf(b)
 }
 
+// resultDigest hashes the bytes the runtime already holds; only a Result
+// built in code is encoded first.
 func resultDigest(r *Result) string {
+	if r.Raw != nil {
+		return digestOf(r.Raw)
+	}
 	b, err := encodeResult(r)
 	if err != nil {
 		b = []byte(fmt.Sprint(err)) // cannot happen: every part is already JSON
 	}
+	return digestOf(b)
+}
+
+// digestOf is "sha256:" and the hex SHA-256 of b, in one allocation.
+func digestOf(b []byte) string {
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	var d [len("sha256:") + 2*sha256.Size]byte
+	copy(d[:], "sha256:")
+	hex.Encode(d[len("sha256:"):], sum[:])
+	return string(d[:])
 }
 
 // encodeResult encodes r as a tools/call result that ParseResult reads back
-// to an equal Result.
+// to an equal Result: a copy of Raw, the bytes as sent, when it has them.
 func encodeResult(r *Result) (json.RawMessage, error) {
+	if r.Raw != nil {
+		return cloneRaw(r.Raw), nil
+	}
 	w := struct {
 		Content           []Content       `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
@@ -207,10 +224,11 @@ func (f *FuncTool) Invoke(ctx context.Context, args json.RawMessage) (ModelResul
 	if err != nil {
 		return m, err
 	}
-	sum := sha256.Sum256([]byte(m.Text))
-	p := Provenance{Tool: f.Desc.Name, Time: time.Now().UTC(), Digest: "sha256:" + hex.EncodeToString(sum[:]), External: f.External, IsError: m.IsError}
+	p := Provenance{Tool: f.Desc.Name, Time: time.Now().UTC(), External: f.External, IsError: m.IsError}
 	if m.Result != nil {
 		p.Digest = resultDigest(m.Result)
+	} else {
+		p.Digest = digestOf([]byte(m.Text))
 	}
 	m.Provenance = &p
 	if r := RunFrom(ctx); r != nil {

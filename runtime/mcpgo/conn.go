@@ -74,6 +74,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/internal/callresult"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 	"github.com/mcpgen/mcpgen/runtime/manager"
 )
 
@@ -911,7 +913,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if raw != nil {
 		// mcp-go may reject a result the runtime can read (a content kind
 		// it does not know); the raw bytes decide.
-		r, perr := mcpruntime.ParseResult(raw)
+		r, perr := parseOwned(raw)
 		if perr != nil {
 			return nil, fmt.Errorf("server %q: tool %q: %w", c.cfg.name, name, perr)
 		}
@@ -922,7 +924,19 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if merr != nil {
 		return nil, fmt.Errorf("server %q: tool %q: re-encode result: %w", c.cfg.name, name, merr)
 	}
-	return mcpruntime.ParseResult(b)
+	return parseOwned(b)
+}
+
+// parseOwned is mcpruntime.ParseResult for bytes nothing else will change
+// (the sink's): the Result keeps them instead of a copy. What the scanner
+// does not take goes to ParseResult, for encoding/json's reading and errors.
+func parseOwned(raw []byte) (*mcpruntime.Result, error) {
+	raw = jsonscan.Trim(raw)
+	raw = raw[:len(raw):len(raw)]
+	if p, ok := callresult.Parse[mcpruntime.Content, mcpruntime.ResourceContents](raw); ok {
+		return &mcpruntime.Result{Content: p.Content, StructuredContent: p.StructuredContent, Meta: p.Meta, IsError: p.IsError, Raw: raw}, nil
+	}
+	return mcpruntime.ParseResult(raw)
 }
 
 // settle returns the context's error once it has ended. A transport may

@@ -4,6 +4,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -237,11 +239,110 @@ func Unquote(raw []byte, plain bool) (string, bool) {
 	if plain {
 		return string(raw[1 : len(raw)-1]), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	return unquote(raw)
+}
+
+// unquote decodes the escapes of a JSON string as encoding/json does, in one
+// allocation instead of json.Unmarshal's several: invalid UTF-8 and lone
+// surrogates become U+FFFD, one per byte and per escape.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	return s, true
+	s := raw[1 : len(raw)-1]
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		// Runs of bytes that stand for themselves are copied whole.
+		j := i
+		for j < len(s) && !special[s[j]] {
+			j++
+		}
+		b.Write(s[i:j])
+		if i = j; i == len(s) {
+			break
+		}
+		switch c := s[i]; {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b.WriteByte(e)
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r := hex4(s[i+2:])
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A pair is one rune; a lone half is U+FFFD, and what
+					// follows it is read on its own.
+					if len(s)-i >= 2 && s[i] == '\\' && s[i+1] == 'u' {
+						if d := utf16.DecodeRune(r, hex4(s[i+2:])); d != utf8.RuneError {
+							r, i = d, i+6
+						} else {
+							r = utf8.RuneError
+						}
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				b.WriteRune(r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b.WriteRune(r) // a byte that is not UTF-8
+			} else {
+				b.Write(s[i : i+n])
+			}
+			i += n
+		}
+	}
+	return b.String(), true
+}
+
+// hex4 is the value of the four hex digits at the start of s, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // UnquoteBytes is Unquote without a copy for plain strings: the name of a
