@@ -1157,7 +1157,9 @@ var codecSearchDealsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mc
 
 func (v *SearchDealsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	for i0, e0 := range v.Deals {
-		e0.validate(mcpimpl.IndexPointer(ptr+"/deals", i0), vs)
+		n0 := vs.Len()
+		e0.validate("", vs)
+		vs.Under(n0, ptr+"/deals", i0)
 	}
 	if v.Total < 0 {
 		vs.Add(ptr+"/total", "must be at least 0")

@@ -224,9 +224,11 @@ func (v *GetReportInput) validate(ptr string, vs *mcpimpl.Violations) {
 			vs.Add(ptr+"/owners", "items must be unique: "+strconv.Itoa(i)+" and "+strconv.Itoa(j)+" are equal")
 		}
 		for i0, e0 := range v.Owners {
+			n0 := vs.Len()
 			if utf8.RuneCountInString(e0) < 1 {
-				vs.Add(mcpimpl.IndexPointer(ptr+"/owners", i0), "must be at least 1 character long")
+				vs.Add("", "must be at least 1 character long")
 			}
+			vs.Under(n0, ptr+"/owners", i0)
 		}
 	}
 }
@@ -330,7 +332,9 @@ func (v *GetReportOutput) validate(ptr string, vs *mcpimpl.Violations) {
 		vs.Add(ptr+"/deals", "must have at most 100 items")
 	}
 	for i0, e0 := range v.Deals {
-		e0.validate(mcpimpl.IndexPointer(ptr+"/deals", i0), vs)
+		n0 := vs.Len()
+		e0.validate("", vs)
+		vs.Under(n0, ptr+"/deals", i0)
 	}
 }
 

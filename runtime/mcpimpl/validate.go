@@ -332,3 +332,25 @@ func BigMultipleOf[T ~string](x T, m string) bool {
 	}
 	return new(big.Rat).Quo(rat(string(x)), d).IsInt()
 }
+
+// Under puts the pointer of array element i under ptr before the pointers
+// of the violations recorded since mark (a Len): generated code checks an
+// element at pointer "" and builds its pointer only when needed.
+func (vs *Violations) Under(mark int, ptr string, i int) {
+	if len(vs.list) > mark {
+		vs.prefix(mark, IndexPointer(ptr, i))
+	}
+}
+
+// UnderKey is Under for the member key of a map.
+func (vs *Violations) UnderKey(mark int, ptr, key string) {
+	if len(vs.list) > mark {
+		vs.prefix(mark, KeyPointer(ptr, key))
+	}
+}
+
+func (vs *Violations) prefix(mark int, ptr string) {
+	for i := mark; i < len(vs.list); i++ {
+		vs.list[i].Pointer = ptr + vs.list[i].Pointer
+	}
+}

@@ -1246,9 +1246,9 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			}
 		}
 		if t.Extra != nil {
-			if body := c.elemChecks(t.Extra, t.ExtraNullable, jen.Id("e"), jen.Add(rt("KeyPointer")).Call(jen.Id("ptr"), jen.Id("k")), 1); len(body) > 0 {
+			if body := c.elemChecks(t.Extra, t.ExtraNullable, jen.Id("e"), jen.Lit(""), 1); len(body) > 0 {
 				g.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(rt("SortedKeys")).Call(jen.Id("v").Dot(names.ExtraField))).Block(
-					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, body...)...)
+					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, under(0, body, "UnderKey", jen.Id("ptr"), jen.Id("k"))...)...)
 			}
 		}
 		addAll(g, c.matcherChecks(t, jen.Id("v"), jen.Id("ptr")))
@@ -1497,8 +1497,8 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 				jen.Id("vs").Dot("Add").Call(ptr, jen.Lit("items must be unique: ").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit(" and ").Op("+").Qual("strconv", "Itoa").Call(jen.Id("j")).Op("+").Lit(" are equal"))))
 		}
 		i, e := fmt.Sprintf("i%d", depth), fmt.Sprintf("e%d", depth)
-		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("IndexPointer").Call(ptr, jen.Id(i)), depth+1); len(body) > 0 {
-			out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(body...))
+		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), jen.Lit(""), depth+1); len(body) > 0 {
+			out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(under(depth, body, "Under", ptr, jen.Id(i))...))
 		}
 		for k, m := range t.Prefix {
 			out = append(out, jen.If(jen.Len(x).Op(">").Lit(k)).Block(
@@ -1548,15 +1548,24 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			}
 		}
 		k, e := fmt.Sprintf("k%d", depth), fmt.Sprintf("e%d", depth)
-		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), rt("KeyPointer").Call(ptr, jen.Id(k)), depth+1); len(body) > 0 {
+		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), jen.Lit(""), depth+1); len(body) > 0 {
 			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
-				append([]jen.Code{jen.Id(e).Op(":=").Add(x).Index(jen.Id(k))}, body...)...))
+				append([]jen.Code{jen.Id(e).Op(":=").Add(x).Index(jen.Id(k))}, under(depth, body, "UnderKey", ptr, jen.Id(k))...)...))
 		}
 	}
 	if t.Kind != ir.Struct {
 		out = append(out, c.matcherChecks(t, x, ptr)...)
 	}
 	return out
+}
+
+// under wraps the checks of one element, made at pointer "", so that the
+// element's pointer (ptr and index or key) is built only when they record
+// a violation: building it for every element cost an allocation each.
+func under(depth int, body []jen.Code, method string, ptr, at jen.Code) []jen.Code {
+	n := fmt.Sprintf("n%d", depth)
+	out := append([]jen.Code{jen.Id(n).Op(":=").Id("vs").Dot("Len").Call()}, body...)
+	return append(out, jen.Id("vs").Dot(method).Call(jen.Id(n), ptr, at))
 }
 
 func (c *checker) elemChecks(t *ir.Type, nullable bool, e, ptr jen.Code, depth int) []jen.Code {

@@ -431,7 +431,9 @@ var codecListIssuesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcp
 
 func (v *ListIssuesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	for i0, e0 := range v.Issues {
-		e0.validate(mcpimpl.IndexPointer(ptr+"/issues", i0), vs)
+		n0 := vs.Len()
+		e0.validate("", vs)
+		vs.Under(n0, ptr+"/issues", i0)
 	}
 }
 

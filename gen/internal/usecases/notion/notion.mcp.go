@@ -201,7 +201,9 @@ func (v *APIPostPageInput) validate(ptr string, vs *mcpimpl.Violations) {
 		vs.Add(ptr+"/title", "must have at most 100 items")
 	}
 	for i0, e0 := range v.Title {
-		e0.validate(mcpimpl.IndexPointer(ptr+"/title", i0), vs)
+		n0 := vs.Len()
+		e0.validate("", vs)
+		vs.Under(n0, ptr+"/title", i0)
 	}
 	if v.Icon != nil {
 		(*v.Icon).validate(ptr+"/icon", vs)
