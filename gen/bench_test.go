@@ -142,7 +142,7 @@ func BenchmarkCompileGenerated(b *testing.B) {
 		write("github/"+name, src)
 	}
 	build := func() {
-		cmd := exec.Command(goCmd, "build", "./github")
+		cmd := exec.Command(goCmd, "build", "-o", "github.a", "./github")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -158,5 +158,10 @@ func BenchmarkCompileGenerated(b *testing.B) {
 		n++
 		write("github/edit.go", fmt.Appendf(nil, "package github\n\nconst edit = %d\n", n))
 		build()
+	}
+	// The compiled package's size follows the amount of code the compiler
+	// had to build, the steadier evidence on a busy machine.
+	if fi, err := os.Stat(filepath.Join(dir, "github.a")); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "archive-MB")
 	}
 }

@@ -87,13 +87,16 @@ var rows = []row{
 	{what: "peak RSS, github ×100", measure: "BenchmarkGenerateCommand/github-x100", unit: "peak-RSS-MB", target: "≤ 1 GiB", limit: 1024},
 	{what: "largest generated file, github ×100", measure: "BenchmarkGenerateCommand/github-x100", unit: "max-file-MB", target: "≤ 8 MB", limit: 8},
 	{what: "go build of the generated github package after a change", measure: "BenchmarkCompileGenerated", unit: "ns/op", target: "≤ 2 s", limit: 2e9},
+	{what: "compiled generated github package (archive)", measure: "BenchmarkCompileGenerated", unit: "archive-MB"},
 	{what: "typed call vs raw mcp-go, in-process", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw/inprocess", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
 	{what: "typed call vs raw mcp-go, stdio", measure: "BenchmarkCall/typed/stdio", baseline: "BenchmarkCall/raw/stdio", unit: "ns/op", target: "≤ 1.05×", targetMax: 1.05},
+	{what: "typed call vs raw mcp-go, in-process, allocations", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw/inprocess", unit: "allocs/op"},
 	{what: "typed call vs raw mcp-go after tools/list, in-process", measure: "BenchmarkCall/typed/inprocess", baseline: "BenchmarkCall/raw-listed/inprocess", unit: "ns/op"},
 	{what: "typed call vs raw mcp-go after tools/list, stdio", measure: "BenchmarkCall/typed/stdio", baseline: "BenchmarkCall/raw-listed/stdio", unit: "ns/op"},
 	{what: "Toolset.Invoke vs raw mcp-go, stdio, 50 goroutines × 2,000 calls", measure: "BenchmarkLoad/toolset-invoke/stdio", baseline: "BenchmarkLoad/raw/stdio", unit: "ns/call", target: "≤ 1.1×", targetMax: 1.1},
 	{what: "Manager.Caller vs raw mcp-go, streamable HTTP, same load", measure: "BenchmarkLoad/manager-caller/http", baseline: "BenchmarkLoad/raw/http", unit: "ns/call", target: "≤ 1.1×", targetMax: 1.1},
 	{what: "rehydrate 1 KiB: generated vs map[string]any", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-map", unit: "ns/op", target: "≤ 0.35×", targetMax: 0.35},
+	{what: "rehydrate 1 KiB, allocations: generated vs map[string]any", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-map", unit: "allocs/op"},
 	{what: "rehydrate 1 KiB: generated vs plain struct", measure: "BenchmarkRehydrate/generated-decode+validate", baseline: "BenchmarkRehydrate/json-struct", unit: "ns/op"},
 	{what: "validate (valid): jsonschema vs generated", measure: "BenchmarkValidate/generated/valid", baseline: "BenchmarkValidate/jsonschema/valid", unit: "ns/op", target: "≥ 20× faster", targetMin: 20},
 	{what: "validate (invalid): jsonschema vs generated", measure: "BenchmarkValidate/generated/invalid", baseline: "BenchmarkValidate/jsonschema/invalid", unit: "ns/op", target: "≥ 20× faster", targetMin: 20},
@@ -118,6 +121,10 @@ func human(v float64, unit string) string {
 		return fmt.Sprintf("%.1f MB", v)
 	case "lines/tool":
 		return fmt.Sprintf("%.0f lines/tool", v)
+	case "allocs/op":
+		return fmt.Sprintf("%.0f allocs", v)
+	case "archive-MB":
+		return fmt.Sprintf("%.1f MB", v)
 	}
 	return fmt.Sprintf("%g %s", v, unit)
 }
