@@ -525,20 +525,38 @@ func (s *Struct) decode(data []byte, p unsafe.Pointer, valid bool) []mcpruntime.
 		return vs.list
 	}
 	zero(c.typ, p)
-	if len(c.required) > 0 {
+	// Each member is looked up once; counting what was found spares the
+	// search for missing required members and for undeclared ones in the
+	// common case that there are none.
+	var buf [24]json.RawMessage
+	raws := buf[:0]
+	found, foundRequired := 0, 0
+	for k := range s.Rows {
+		raw, ok := o.Get(s.Rows[k].Name)
+		if ok {
+			found++
+			if s.Rows[k].Required {
+				foundRequired++
+			}
+		}
+		raws = append(raws, raw)
+	}
+	if foundRequired < len(c.required) {
 		o.Required(ptr, &vs, c.required...)
 	}
-	for k := range s.Rows {
-		r, f := &s.Rows[k], &c.fields[k]
-		raw, ok := o.Get(r.Name)
-		if !ok {
+	for k, raw := range raws {
+		if raw == nil {
 			continue
 		}
+		r, f := &s.Rows[k], &c.fields[k]
 		if r.Fixed != "" {
 			Const(raw, r.Fixed, f.ptr, &vs)
 			continue
 		}
 		vs.addAll(f.dec(raw, unsafe.Add(p, f.off), f.ptr))
+	}
+	if found == o.n {
+		return vs.list // every member is a declared one, each once
 	}
 	switch s.Open {
 	case Closed:
@@ -619,9 +637,17 @@ func DecodeAndValidate(data []byte, v interface {
 	switch {
 	case !nullAware && isNull(data):
 		vs.Add("", "unexpected null")
-	case !jsonscan.Valid(data):
-		vs.Add("", "invalid JSON")
 	default:
+		if t, ok := tables.Load(reflect.TypeOf(v).Elem()); ok {
+			// A struct with a compiled table: its decode validates the
+			// object as it splits it, so it is not validated twice.
+			vs.addAll(t.(*Struct).decodeRoot(data, reflect.ValueOf(v).UnsafePointer()))
+			break
+		}
+		if !jsonscan.Valid(data) {
+			vs.Add("", "invalid JSON")
+			break
+		}
 		vs.Merge("", v.UnmarshalJSON(jsonscan.Trim(data)))
 	}
 	if vs.Len() > 0 {
@@ -629,3 +655,22 @@ func DecodeAndValidate(data []byte, v interface {
 	}
 	return v.Validate()
 }
+
+// decodeRoot is decode for a whole document, reporting a syntax error as
+// "invalid JSON", as checking validity before decoding would, without
+// scanning the document twice.
+func (s *Struct) decodeRoot(data []byte, p unsafe.Pointer) []mcpruntime.Violation {
+	if JSONKind(data) != "object" {
+		if !jsonscan.Valid(data) {
+			return invalidJSON()
+		}
+		return s.decode(data, p, false) // expected object, found ...
+	}
+	l := s.decode(data, p, false)
+	if len(l) == 1 && l[0] == (mcpruntime.Violation{Message: "invalid JSON object"}) {
+		return invalidJSON() // what Object.Decode says of a syntax error, alone
+	}
+	return l
+}
+
+func invalidJSON() []mcpruntime.Violation { return []mcpruntime.Violation{{Message: "invalid JSON"}} }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // The generator's compile tests run every generated table over thousands
@@ -168,6 +169,39 @@ func TestStructFirstUseConcurrent(t *testing.T) {
 	for range 8 {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+func (v *codecOuter) Validate() error { return nil }
+
+// DecodeAndValidate decodes a struct with a compiled table in one scan; its
+// verdicts must be those of checking validity first.
+func TestDecodeAndValidateOneScan(t *testing.T) {
+	var warm codecOuter
+	_ = warm.UnmarshalJSON([]byte(`{}`)) // compiles the table
+	reference := func(data []byte) error {
+		var vs Violations
+		var v codecOuter
+		switch {
+		case isNull(data):
+			vs.Add("", "unexpected null")
+		case !jsonscan.Valid(data):
+			vs.Add("", "invalid JSON")
+		default:
+			vs.Merge("", v.UnmarshalJSON(jsonscan.Trim(data)))
+		}
+		return vs.Err("s")
+	}
+	for _, in := range []string{
+		`{"kind":"outer","name":"a","tags":[]}`, ` {"kind":"outer","name":"a","tags":[]} `, `{"kind":"outer"`,
+		`{"kind":"outer","name":"a","tags":[]} x`, `{"name":1,}`, `[1]`, `[1,`, `"s"`, `null`, ``, ` `, `{}`,
+		`{"tags":[1,2,"x"],"name":null}`, `{"a":1}{}`, "{\"name\":\"\xff\"}",
+	} {
+		var v codecOuter
+		got, want := DecodeAndValidate([]byte(in), &v, false, "s"), reference([]byte(in))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: %v, want %v", in, got, want)
 		}
 	}
 }
