@@ -109,6 +109,8 @@ func typeArg(r *ir.Root) *jen.Statement {
 // something a program or an agent calls: the per-server declarations, then
 // each tool's descriptor and factory.
 func (e *emitter) bindings(f File) []item {
+	// The items keep f; they need only its tools and server.
+	f.Roots, f.Types, f.Resources, f.Prompts, f.Readers = nil, nil, nil, nil, nil
 	one := func(build func(e *emitter) []jen.Code) item {
 		return func(e *emitter) [][]jen.Code { return [][]jen.Code{build(e)} }
 	}
