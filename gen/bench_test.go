@@ -51,6 +51,7 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			peak := watchHeap()
 			b.ReportAllocs()
+			cpu0, cpuOK := cpuTime()
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := Generate(cfg); err != nil {
@@ -59,6 +60,10 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.tools), "ns/tool")
+			if cpu1, ok := cpuTime(); ok && cpuOK {
+				// All cores together, garbage collection included.
+				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/float64(c.tools), "cpu-ns/tool")
+			}
 			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(lines)/float64(c.tools), "lines/tool")
 		})
