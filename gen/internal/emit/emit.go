@@ -199,6 +199,10 @@ func Render(f File, splitBytes int) ([][]byte, error) {
 	}
 	newFile()
 	err := renderItems(pkg, items, func(it renderedItem) error {
+		// An item's patterns join the file open before its first group, as
+		// when each tree was built just before the split check: a part
+		// may declare a pattern the next part's first group uses.
+		patterns = append(patterns, it.patterns...)
 		for _, g := range it.groups {
 			if body.Len() >= splitBytes {
 				if err := finish(); err != nil {
@@ -213,7 +217,6 @@ func Render(f File, splitBytes int) ([][]byte, error) {
 				imported[p] = true
 			}
 		}
-		patterns = append(patterns, it.patterns...)
 		return nil
 	})
 	if err != nil {
@@ -317,7 +320,7 @@ func renderItem(pkg string, it item) (out renderedItem, err error) {
 		// A panic on a worker goroutine would end the process; the caller
 		// turns this error into its internal-error report.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
+			err = fmt.Errorf("internal error (please report it with the input): %v", r)
 		}
 	}()
 	e := &emitter{}
