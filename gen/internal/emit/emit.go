@@ -257,8 +257,13 @@ type renderedItem struct {
 
 // renderWindow is how many items may be rendered ahead of the one being
 // joined: enough to keep every core busy, few enough that memory holds a
-// handful of groups rather than the whole output twice.
-const renderWindow = 64
+// handful of groups rather than the whole output twice. Workers take
+// renderChunk consecutive items at a time, so that handing results over
+// (a goroutine wake-up each) costs little beside rendering them.
+const (
+	renderWindow = 64
+	renderChunk  = 8
+)
 
 // renderItems builds and formats items on every core and hands them to
 // consume one at a time, in their order. A group's bytes depend only on the
@@ -267,20 +272,21 @@ const renderWindow = 64
 // another's imports and the output does not depend on scheduling.
 func renderItems(pkg string, items []item, consume func(renderedItem) error) error {
 	type result struct {
-		it  renderedItem
+		its []renderedItem
 		err error
 	}
-	done := make([]chan result, len(items))
+	chunks := (len(items) + renderChunk - 1) / renderChunk
+	done := make([]chan result, chunks)
 	for i := range done {
 		done[i] = make(chan result, 1)
 	}
-	// A worker takes a slot before taking an item, and the consumer frees
-	// one per item joined, so workers run at most renderWindow items ahead.
-	slots := make(chan struct{}, renderWindow)
+	// A worker takes a slot before taking a chunk, and the consumer frees
+	// one per chunk joined, so workers run at most renderWindow items ahead.
+	slots := make(chan struct{}, renderWindow/renderChunk)
 	quit := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(items)) {
+	for range min(runtime.GOMAXPROCS(0), chunks) {
 		wg.Go(func() {
 			for {
 				select {
@@ -288,23 +294,33 @@ func renderItems(pkg string, items []item, consume func(renderedItem) error) err
 				case <-quit:
 					return
 				}
-				i := int(next.Add(1) - 1)
-				if i >= len(items) {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
 					return
 				}
-				build := items[i]
-				items[i] = nil // what it holds is garbage once rendered
-				it, err := renderItem(pkg, build)
-				done[i] <- result{it, err}
+				var r result
+				for i := c * renderChunk; i < min((c+1)*renderChunk, len(items)) && r.err == nil; i++ {
+					build := items[i]
+					items[i] = nil // what it holds is garbage once rendered
+					var it renderedItem
+					it, r.err = renderItem(pkg, build)
+					r.its = append(r.its, it)
+				}
+				done[c] <- r
 			}
 		})
 	}
 	var err error
-	for i := range items {
-		r := <-done[i]
+	for c := range chunks {
+		r := <-done[c]
 		<-slots
-		if err = r.err; err == nil {
-			err = consume(r.it)
+		if err = r.err; err != nil {
+			break
+		}
+		for _, it := range r.its {
+			if err = consume(it); err != nil {
+				break
+			}
 		}
 		if err != nil {
 			break
