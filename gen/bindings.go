@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
+	"github.com/mcpgen/mcpgen/gen/internal/par"
 	"github.com/mcpgen/mcpgen/manifest"
 )
 
@@ -262,13 +264,25 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 		// not show in the output.
 		entries := slices.Clone(s.file.Manifest.Tools)
 		slices.SortStableFunc(entries, func(a, b manifest.Entry) int { return strings.Compare(a.Key, b.Key) })
-		for _, e := range entries {
-			var tool map[string]json.RawMessage
-			_ = json.Unmarshal(e.Raw, &tool)
+		// Each tool's own JSON work (decoding its members, compacting its
+		// schemas, hashing them) runs on every core; the rest, which
+		// compares tools, runs in order.
+		type prepared struct {
+			t        *emit.Tool
+			in       *ir.Schema
+			stripErr error
+			hash     string
+			hashErr  error
+		}
+		pre := make([]prepared, len(entries))
+		par.Do(len(entries), func(i int) {
+			e := entries[i]
 			in := byTool[key{s.file, e.Key, "Input"}]
 			if in == nil || rootOf[in] == nil {
-				continue // the tool had errors, reported elsewhere
+				return // the tool had errors, reported elsewhere
 			}
+			var tool map[string]json.RawMessage
+			_ = json.Unmarshal(e.Raw, &tool)
 			t := &emit.Tool{Name: e.Key, GoName: ident.Ident(in.Bare), Input: rootOf[in], Annotations: annotations(tool["annotations"])}
 			_ = json.Unmarshal(tool["title"], &t.Title)
 			_ = json.Unmarshal(tool["description"], &t.Description)
@@ -276,31 +290,42 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 				t.Output = rootOf[out]
 				t.OutputSchema = compact(out.Data)
 			}
+			p := prepared{t: t, in: in}
+			switch len(in.Strip) {
+			case 0:
+				t.InputSchema = compact(in.Data)
+			case 1:
+				t.IdentityArg = in.Strip[0]
+				t.InputSchema, p.stripErr = stripProperty(in.Data, t.IdentityArg)
+			}
+			p.hash, p.hashErr = SchemaHash(e.Raw)
+			pre[i] = p
+		})
+		for i, e := range entries {
+			t, in := pre[i].t, pre[i].in
+			if t == nil {
+				continue
+			}
 			loc := ir.Loc{Schema: in}
 			if first.Schema == nil {
 				first = loc
 			}
 			switch len(in.Strip) {
 			case 0:
-				t.InputSchema = compact(in.Data)
 			case 1:
-				t.IdentityArg = in.Strip[0]
-				stripped, err := stripProperty(in.Data, t.IdentityArg)
-				if err != nil {
+				if err := pre[i].stripErr; err != nil {
 					probs = append(probs, names.Problem{Loc: loc, Msg: fmt.Sprintf("tool %q: removing the identity argument %q: %v", e.Key, t.IdentityArg, err)})
 					continue
 				}
-				t.InputSchema = stripped
 			default:
 				probs = append(probs, names.Problem{Loc: loc, Msg: fmt.Sprintf("tool %q: stripArgs lists %d arguments; a tool has at most one, the argument that carries the caller's identity", e.Key, len(in.Strip))})
 				continue
 			}
-			h, err := SchemaHash(e.Raw)
-			if err != nil {
+			if err := pre[i].hashErr; err != nil {
 				probs = append(probs, names.Problem{Loc: loc, Msg: fmt.Sprintf("tool %q: schema hash: %v", e.Key, err)})
 				continue
 			}
-			t.SchemaHash = h
+			t.SchemaHash = pre[i].hash
 			hint := "give one tool another naming name (config renames)"
 			ns := []struct{ name, what string }{
 				{emit.Factory(t.GoName), "factory"},
@@ -340,6 +365,22 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 // escaped one way (encoding/json's, without HTML escaping), keeping member
 // order: two spellings of one schema give the same descriptor.
 func compact(data []byte) []byte {
+	// Without escapes, invalid UTF-8 or U+2028/U+2029, re-encoding a string
+	// gives back its bytes, so json.Compact's copy is the same output for
+	// much less work: most schemas take this path.
+	if bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data) && !bytes.Contains(data, []byte("\u2028")) && !bytes.Contains(data, []byte("\u2029")) {
+		var b bytes.Buffer
+		b.Grow(len(data))
+		if json.Compact(&b, data) == nil {
+			return b.Bytes()
+		}
+	}
+	return recode(data)
+}
+
+// recode writes data compactly, every string re-encoded as encoding/json
+// writes it (without HTML escaping) and numbers as they are.
+func recode(data []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var b bytes.Buffer

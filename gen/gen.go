@@ -131,22 +131,29 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 	}
 	files = map[string][]byte{}
 	var errs []error
-	for _, s := range p.inputs {
+	inputs := p.inputs
+	p = nil
+	for k, s := range inputs {
 		seen := map[*ir.Type]bool{}
 		var types []*ir.Type
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
-		srcs, err := emit.Render(emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
-			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers}, splitBytes)
+		f := emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
+			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers}
+		// Render is then the only holder of this input's IR, and frees it
+		// as it goes (see emit.Render).
+		source, out := s.in.Name, s.out
+		inputs[k], s = nil, nil
+		srcs, err := emit.Render(f, splitBytes)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", s.in.Name, err))
+			errs = append(errs, fmt.Errorf("mcpgen: %s: %w", source, err))
 			continue
 		}
 		for i, src := range srcs {
-			name := PartName(s.out, i)
+			name := PartName(out, i)
 			if _, dup := files[name]; dup {
-				errs = append(errs, fmt.Errorf("mcpgen: %s: part %d would be %s, which another input generates; rename one", s.in.Name, i+1, name))
+				errs = append(errs, fmt.Errorf("mcpgen: %s: part %d would be %s, which another input generates; rename one", source, i+1, name))
 				continue
 			}
 			files[name] = src

@@ -59,11 +59,8 @@ func Parse(name string, data []byte) (*File, error) {
 		}
 		return nil, syntaxError(name, data, err)
 	}
-	ix, err := NewIndex(data)
-	if err != nil {
-		return nil, syntaxError(name, data, err)
-	}
-	f := &File{Name: name, Index: ix, Manifest: &Manifest{}}
+	// Unmarshal has checked that data is JSON.
+	f := &File{Name: name, Index: lazyIndex(data), Manifest: &Manifest{}}
 	var errs []error
 	switch {
 	case top["mcpgenManifest"] != nil:

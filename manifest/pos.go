@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Error is a problem at a place in an input file. It prints as
@@ -58,18 +59,32 @@ func LineCol(data []byte, off int) (line, col int) {
 // traced back to a line and column.
 type Index struct {
 	data []byte
+	once sync.Once
 	offs map[string]int
 }
 
 // NewIndex indexes data, which must be valid JSON.
 func NewIndex(data []byte) (*Index, error) {
-	ix := &Index{data: data, offs: map[string]int{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := ix.value(dec, ""); err != nil {
+	ix := &Index{data: data}
+	var err error
+	ix.once.Do(func() { err = ix.build() })
+	if err != nil {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// lazyIndex indexes data, which the caller has already decoded as JSON,
+// when a position is first asked for: most inputs have no error to
+// position, and the index of a large one is most of the memory and much
+// of the time its parse takes.
+func lazyIndex(data []byte) *Index { return &Index{data: data} }
+
+func (ix *Index) build() error {
+	ix.offs = map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(ix.data))
+	dec.UseNumber()
+	return ix.value(dec, "")
 }
 
 // valueStart returns the offset of the next value after the decoder's
@@ -125,6 +140,9 @@ func (ix *Index) Offset(ptr string) (int, bool) {
 	if ix == nil {
 		return 0, false
 	}
+	// Valid JSON indexes without error; were it not, positions would
+	// fall back to the document's start, which is still right.
+	ix.once.Do(func() { _ = ix.build() })
 	for p := ptr; ; {
 		if off, ok := ix.offs[p]; ok {
 			return off, p == ptr

@@ -108,14 +108,26 @@ func typeArg(r *ir.Root) *jen.Statement {
 // bindings returns the groups of declarations that turn the types into
 // something a program or an agent calls: the per-server declarations, then
 // each tool's descriptor and factory.
-func (e *emitter) bindings(f File) [][]jen.Code {
-	out := [][]jen.Code{e.toolNames(f), e.descriptors(f), e.invokers(f), e.client(f)}
-	for _, t := range f.Tools {
-		out = append(out, e.descriptor(f, t), e.factory(t))
+func (e *emitter) bindings(f File) []item {
+	// The items keep f; they need only its tools and server.
+	f.Roots, f.Types, f.Resources, f.Prompts, f.Readers = nil, nil, nil, nil, nil
+	one := func(build func(e *emitter) []jen.Code) item {
+		return func(e *emitter) [][]jen.Code { return [][]jen.Code{build(e)} }
 	}
-	out = append(out, e.clientMethods(f)...)
+	out := []item{
+		one(func(e *emitter) []jen.Code { return e.toolNames(f) }),
+		one(func(e *emitter) []jen.Code { return e.descriptors(f) }),
+		one(func(e *emitter) []jen.Code { return e.invokers(f) }),
+		one(func(e *emitter) []jen.Code { return e.client(f) }),
+	}
+	for _, t := range f.Tools {
+		out = append(out, one(func(e *emitter) []jen.Code { return e.descriptor(f, t) }), one(func(e *emitter) []jen.Code { return e.factory(t) }))
+	}
+	for _, t := range f.Tools {
+		out = append(out, func(e *emitter) [][]jen.Code { return e.clientMethods(f, t) })
+	}
 	if f.Server.Gate != nil {
-		out = append(out, e.gateOptions(f))
+		out = append(out, one(func(e *emitter) []jen.Code { return e.gateOptions(f) }))
 	}
 	return out
 }
@@ -253,9 +265,11 @@ func (e *emitter) client(f File) []jen.Code {
 	return out
 }
 
-func (e *emitter) clientMethods(f File) [][]jen.Code {
+// clientMethods are the client's three methods of tool t, each its own
+// group.
+func (e *emitter) clientMethods(f File, t *Tool) [][]jen.Code {
 	var out [][]jen.Code
-	for _, t := range f.Tools {
+	{
 		d := doc(fmt.Sprintf("%s calls the %q tool (see %s).", t.GoName, t.Name, Factory(t.GoName)))
 		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(t.GoName).
 			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id(t.Input.Type.GoName)).

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/gen/internal/ident"
+	"github.com/mcpgen/mcpgen/gen/internal/par"
 )
 
 // MaxDepth bounds how deeply schemas may nest (through properties, items,
@@ -47,15 +48,23 @@ type refEntry struct {
 // Build turns each schema document into its root Type. All problems are
 // returned; a schema with errors still yields a Type (Raw where it failed)
 // so that every error in every schema is found in one run.
+//
+// Schemas are built on every core: a schema's types, $refs and pins are its
+// own, so each gets a builder of its own, and roots and errors are returned
+// in the order of schemas, as one builder would return them.
 func Build(schemas []*Schema) ([]*Root, []*Error) {
-	b := &builder{refs: map[refKey]*refEntry{}}
-	var roots []*Root
-	for _, s := range schemas {
-		if r := b.root(s); r != nil {
-			roots = append(roots, r)
-		}
+	built := make([]*builder, len(schemas))
+	roots := make([]*Root, len(schemas))
+	par.Do(len(schemas), func(i int) {
+		b := &builder{refs: map[refKey]*refEntry{}}
+		roots[i] = b.root(schemas[i])
+		built[i] = b
+	})
+	var errs []*Error
+	for _, b := range built {
+		errs = append(errs, b.errs...)
 	}
-	return roots, b.errs
+	return slices.DeleteFunc(roots, func(r *Root) bool { return r == nil }), errs
 }
 
 func (b *builder) errorf(d *doc, ptr, format string, args ...any) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Kind is what a Type is in Go terms.
-type Kind int
+type Kind uint8
 
 const (
 	// Raw is any JSON value, kept as json.RawMessage. RawReason says why.
@@ -58,8 +58,6 @@ type Type struct {
 	Kind Kind
 	Loc  Loc
 
-	// Named types get a declaration; the rest are written in place.
-	Named bool
 	// Naming: the Go name is Parent's name + Segment, or Pinned, or (for a
 	// $defs entry) DefName when that is unique. Set by Build, resolved by
 	// package names into GoName.
@@ -74,7 +72,6 @@ type Type struct {
 	Title       string
 	Description string
 	Format      string
-	Deprecated  bool
 	// Notes are extra documentation lines (defaults, unsupported keywords).
 	Notes []string
 
@@ -82,8 +79,7 @@ type Type struct {
 	// or BigInt for a range beyond 64 bits.
 	IntType string
 	// Elem is the element type of Array and the value type of Map.
-	Elem         *Type
-	ElemNullable bool
+	Elem *Type
 
 	// Struct members in schema order.
 	Fields []*Field
@@ -91,9 +87,7 @@ type Type struct {
 	// AdditionalProperties map; nil when the object is closed (an input),
 	// or when it is an open input that does not constrain them (they are
 	// then ignored; Schema.InputExtras).
-	Extra         *Type
-	ExtraNullable bool
-	Closed        bool
+	Extra *Type
 
 	// DepRequired (Struct, Map): when Member is present, Requires must be
 	// too (dependentRequired).
@@ -111,9 +105,6 @@ type Type struct {
 	MinContains, MaxContains *int64
 	// PropertyNames (Map): every member name must match.
 	PropertyNames *Matcher
-	// Hidden marks a type that only serves a Matcher: its Go name is
-	// unexported.
-	Hidden bool
 
 	// Enum values (Kind Enum); Base is String, Integer or Number.
 	Base   Kind
@@ -121,17 +112,34 @@ type Type struct {
 
 	// Union.
 	Variants []*Variant
-	OneOf    bool
 	// Discriminator is the member whose const value picks an object
 	// variant; "" when variants are told apart otherwise.
 	Discriminator string
 
 	RawReason string
+
+	C Constraints
+
+	// The flags are together, after the rest, so that a Type is smaller
+	// (there are hundreds of thousands of them at gateway scale).
+
+	// Named types get a declaration; the rest are written in place.
+	Named      bool
+	Deprecated bool
+	// ElemNullable (Array, Map): elements may be null.
+	ElemNullable bool
+	// ExtraNullable: undeclared members may be null. Closed: a Struct
+	// accepts no undeclared members.
+	ExtraNullable bool
+	Closed        bool
+	// Hidden marks a type that only serves a Matcher: its Go name is
+	// unexported.
+	Hidden bool
+	// OneOf (Union): exactly one variant must match.
+	OneOf bool
 	// NotNull (Raw only): the schema refuses null here, which the raw
 	// decoder then refuses too (a mixed enum without null).
 	NotNull bool
-
-	C Constraints
 }
 
 // Field is a member of a Struct.
@@ -215,14 +223,14 @@ type Constraints struct {
 	ExclusiveMin, ExclusiveMax   *Num
 	MultipleOf                   *Num
 	MinItems, MaxItems           *int64
-	UniqueItems                  bool
 	MinProperties, MaxProperties *int64
 	// Const is the canonical JSON of a const value; ConstJSON its text.
 	Const, ConstJSON string
-	HasConst         bool
 	// Enum lists canonical JSON values when the type is not an Enum kind
 	// (mixed or boolean enums); EnumJSON the texts.
 	Enum, EnumJSON []string
+	UniqueItems    bool
+	HasConst       bool // Const is set
 }
 
 // Empty reports whether there is nothing to check.

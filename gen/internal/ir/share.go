@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -46,7 +47,7 @@ func Share(roots []*Root, taken map[string]bool) {
 	for _, r := range roots {
 		walk(r.Type)
 	}
-	sigs := map[*Type]string{}
+	sigs := &sigMemo{memo: map[*Type]string{}, ids: map[string]string{}}
 	groups := map[string][]*Type{}
 	for _, t := range all {
 		if t.Kind != Struct || !t.Named || t.Hidden || t.Root != nil || t.Pinned != "" || t.DefName != "" || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Indirect }) {
@@ -158,13 +159,25 @@ func commonSuffix(g []*Type) string {
 	return strings.Join(suffix, "")
 }
 
+// sigMemo interns signatures: a type's signature names each child by the
+// short ID of the child's signature instead of spelling it out, so
+// signatures stay the size of one type's own members, not of the tree
+// below it (written out, they were most of planning's memory at gateway
+// scale). IDs are given one per distinct signature text, so two types get
+// one ID exactly when their descriptions are the same.
+type sigMemo struct {
+	memo map[*Type]string // type -> ID
+	ids  map[string]string
+}
+
 // signature describes everything about t that generated code depends on,
 // except documentation, so that two types with one signature generate the
-// same code.
-func signature(t *Type, memo map[*Type]string, onPath map[*Type]bool) string {
+// same code. It returns the description's ID.
+func signature(t *Type, sm *sigMemo, onPath map[*Type]bool) string {
 	if t == nil {
 		return "-"
 	}
+	memo := sm.memo
 	if s, ok := memo[t]; ok {
 		return s
 	}
@@ -181,25 +194,29 @@ func signature(t *Type, memo map[*Type]string, onPath map[*Type]bool) string {
 	}
 	fmt.Fprintf(&b, "|u%t,%s", t.OneOf, t.Discriminator)
 	for _, v := range t.Variants {
-		fmt.Fprintf(&b, "|V%s,%s,%s,%s,%d,%s", v.Segment, v.JSONKind, v.Disc, v.Unique, v.Try, signature(v.Type, memo, onPath))
+		fmt.Fprintf(&b, "|V%s,%s,%s,%s,%d,%s", v.Segment, v.JSONKind, v.Disc, v.Unique, v.Try, signature(v.Type, sm, onPath))
 	}
-	fmt.Fprintf(&b, "|e%t,%s|x%t,%s", t.ElemNullable, signature(t.Elem, memo, onPath), t.ExtraNullable, signature(t.Extra, memo, onPath))
+	fmt.Fprintf(&b, "|e%t,%s|x%t,%s", t.ElemNullable, signature(t.Elem, sm, onPath), t.ExtraNullable, signature(t.Extra, sm, onPath))
 	for _, f := range t.Fields {
-		fmt.Fprintf(&b, "|f%q,%s,%t,%t,%t,%s,%s", f.JSONName, f.GoName, f.Required, f.Nullable, f.Indirect, f.Fixed, signature(f.Type, memo, onPath))
+		fmt.Fprintf(&b, "|f%q,%s,%t,%t,%t,%s,%s", f.JSONName, f.GoName, f.Required, f.Nullable, f.Indirect, f.Fixed, signature(f.Type, sm, onPath))
 	}
 	for _, m := range []*Matcher{t.Not, t.If, t.Then, t.Else, t.Rest, t.Contains, t.PropertyNames} {
 		if m == nil {
 			b.WriteString("|m-")
 		} else {
-			fmt.Fprintf(&b, "|m%t,%s", m.Nullable, signature(m.Type, memo, onPath))
+			fmt.Fprintf(&b, "|m%t,%s", m.Nullable, signature(m.Type, sm, onPath))
 		}
 	}
 	for _, m := range t.Prefix {
-		fmt.Fprintf(&b, "|p%t,%s", m.Nullable, signature(m.Type, memo, onPath))
+		fmt.Fprintf(&b, "|p%t,%s", m.Nullable, signature(m.Type, sm, onPath))
 	}
-	s := b.String()
-	memo[t] = s
-	return s
+	id, ok := sm.ids[b.String()]
+	if !ok {
+		id = "#" + strconv.Itoa(len(sm.ids))
+		sm.ids[b.String()] = id
+	}
+	memo[t] = id
+	return id
 }
 
 func constraintSig(c *Constraints) string {

@@ -33,6 +33,9 @@ func Named(root *Type, seen map[*Type]bool) []*Type {
 // Matchers returns t's matchers (not, if, then, else, contains,
 // prefixItems, rest).
 func (t *Type) Matchers() []*Matcher {
+	if t.Not == nil && t.If == nil && t.Then == nil && t.Else == nil && t.Contains == nil && t.PropertyNames == nil && len(t.Prefix) == 0 && t.Rest == nil {
+		return nil // most types: no garbage for the walks that ask
+	}
 	var out []*Matcher
 	for _, m := range append([]*Matcher{t.Not, t.If, t.Then, t.Else, t.Contains, t.PropertyNames}, append(t.Prefix, t.Rest)...) {
 		if m != nil {
