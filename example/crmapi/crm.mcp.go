@@ -8,7 +8,6 @@ import (
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
-	"regexp"
 	"unicode/utf8"
 )
 
@@ -22,10 +21,10 @@ const _ = mcpimpl.SupportPackageIsVersion1
 
 // Patterns of the schemas, compiled once.
 var (
-	patternGetContactInput0 = regexp.MustCompile("^C-[0-9]{4}$")
-	patternGetDealInput0    = regexp.MustCompile("^D-[0-9]{4}$")
-	patternSendEmailInput0  = regexp.MustCompile("^C-[0-9]{4}$")
-	patternUpdateDealInput0 = regexp.MustCompile("^D-[0-9]{4}$")
+	patternGetContactInput0 = mcpimpl.CompilePattern("^C-[0-9]{4}$")
+	patternGetDealInput0    = mcpimpl.CompilePattern("^D-[0-9]{4}$")
+	patternSendEmailInput0  = mcpimpl.CompilePattern("^C-[0-9]{4}$")
+	patternUpdateDealInput0 = mcpimpl.CompilePattern("^D-[0-9]{4}$")
 )
 
 // ToolName is the wire name of one of the crm server's tools; Client.Toolset

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
 )
@@ -23,8 +22,8 @@ const _ = mcpimpl.SupportPackageIsVersion1
 
 // Patterns of the schemas, compiled once.
 var (
-	patternGetReportInput0           = regexp.MustCompile("^20[0-9]{2}-Q[1-4]$")
-	patternGetReportOutputDealsItem0 = regexp.MustCompile("^D-[0-9]+$")
+	patternGetReportInput0           = mcpimpl.CompilePattern("^20[0-9]{2}-Q[1-4]$")
+	patternGetReportOutputDealsItem0 = mcpimpl.CompilePattern("^D-[0-9]+$")
 )
 
 // ToolName is the wire name of one of the bench server's tools; Client.Toolset

@@ -45,7 +45,7 @@ func init() {
 		"JSONKind", "KeepUnknown", "KeyPointer", "MapOf", "Matches", "Member", "MultipleOf", "NonNilMap", "NonNilSlice", "NullOr", "NullableOf",
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1",
-		"Struct", "Row", "DecodeAndValidate", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
+		"Struct", "Row", "DecodeAndValidate", "CompilePattern", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
 		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject"} {
 		implNames[n] = true
 	}
@@ -1617,7 +1617,7 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			}
 			name := fmt.Sprintf("pattern%s%d", c.owner, c.patterns)
 			c.patterns++
-			c.e.patterns = append(c.e.patterns, jen.Id(name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.Go)))
+			c.e.patterns = append(c.e.patterns, jen.Id(name).Op("=").Add(rt("CompilePattern")).Call(jen.Lit(p.Go)))
 			out = append(out, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(x)).Block(add("must match the pattern "+strconv.Quote(p.Source))))
 		}
 		if t.FormatChecked() {
