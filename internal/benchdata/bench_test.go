@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,6 +185,16 @@ func TestBenchInstances(t *testing.T) {
 		}
 		if ve, ok := err.(*mcpruntime.ValidationError); !c.valid && (!ok || len(ve.Violations) != 5) {
 			t.Errorf("want 5 violations, got %v", err)
+		} else if !c.valid {
+			// The pointers of array elements are built after the fact
+			// (Violations.Under): each must still name its element.
+			var got []string
+			for _, v := range ve.Violations {
+				got = append(got, v.Pointer)
+			}
+			if want := []string{"/currency", "/total", "/deals/1/id", "/deals/2/amount", "/deals/4/title"}; !slices.Equal(got, want) {
+				t.Errorf("violations at %q, want %q", got, want)
+			}
 		}
 	}
 }

@@ -220,7 +220,6 @@ const (
 )
 
 var (
-	rawType       = reflect.TypeFor[json.RawMessage]()
 	unmarshalType = reflect.TypeFor[json.Unmarshaler]()
 )
 
