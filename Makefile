@@ -31,7 +31,12 @@ MODULES := $(filter-out $(CURDIR),$(patsubst $(CURDIR)/%,%,$(shell $(GO) list -m
 # Every package runs raced, not a list of the concurrent ones, so a package
 # that starts goroutines cannot be left out; the servers the tests build
 # are built with -race as well.
+# The scratch modules the tests build (an init'd module, generated code
+# compiled on its own) run with GOPROXY=off and GOWORK=off, so they need
+# the root module's own build list in the module cache, which the
+# workspace's build list (newer versions) does not download.
 test: $(NPM_STAMP)
+	GOWORK=off $(GO) mod download
 	@case " $(MODULES) " in *" example "*) ;; *) echo "make test: go list -m did not list the go.work modules ($(MODULES))"; exit 1;; esac
 	$(GO) test -race ./...
 	for m in $(MODULES); do (cd $$m && $(GO) test -race ./...) || exit 1; done
