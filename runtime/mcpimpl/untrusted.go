@@ -26,11 +26,10 @@ const (
 // servers decode them again before their handlers see them (mcp-go
 // does), some more than once, and some fold look-alike characters, so
 // encoding alone does not keep a value inside its place in the URI. Each
-// value, list item included, is read as a server could read it: percent-
-// decoded (%XX, and the %uXXXX some servers read) until nothing changes,
-// with Unicode format characters (zero-width
-// characters, bidi controls, the BOM, the soft hyphen) removed, and the
-// fullwidth forms of ASCII (U+FF01 to U+FF5E: U+FF0F is '/', U+FF0E '.')
+// value, list item included, is read as a server could read it:
+// percent-decoded (%XX, and the %uXXXX some servers read) until nothing
+// changes, with Unicode format characters (zero-width characters, bidi
+// controls, the BOM, the soft hyphen) removed, and the fullwidth forms of ASCII (U+FF01 to U+FF5E: U+FF0F is '/', U+FF0E '.')
 // and the look-alikes of '/' (U+2044, U+2215, U+2571, U+29F8), of '\'
 // (U+2216, U+2572, U+29F5, U+29F9, U+FE68) and of '.' (U+2024, U+2025 as
 // "..", U+2026 as "...", U+3002, U+FE52, U+FF61) taken for those
@@ -50,7 +49,8 @@ const (
 // ('+', '#') may hold plain '/' separators: then each segment is checked
 // on its own, a '/' spelt any other way (percent-encoded, a look-alike) is
 // refused, and so is an empty segment inside the value ("a//b"), or a
-// leading '/' where the template puts a '/' just before the value. A
+// leading '/' where the template puts a '/' just before the value (not
+// after "://", where it starts the path). A
 // prefix modifier ({var:3}) is applied first: what is checked is what is
 // sent. The expanded URI may be at most MaxTemplateURI bytes.
 //
