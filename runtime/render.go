@@ -16,9 +16,9 @@ type Rendering string
 const (
 	// RenderJSON writes structuredContent as compact JSON (the default).
 	RenderJSON Rendering = "json"
-	// RenderLean writes it for fewer tokens, losing no value: an array of
-	// flat objects as a table naming its columns once, other values as
-	// YAML-like indented lines. See docs/agents.md.
+	// RenderLean writes it for fewer tokens, losing no value, in a grammar
+	// docs/agents.md states; at most twice the JSON's size plus 64 bytes and
+	// 32 levels deep, else as escaped compact JSON, in time linear in it.
 	RenderLean Rendering = "lean"
 	// RenderLeanDescribed is RenderLean with the output schema's short
 	// descriptions beside a member the first time it appears: more tokens,

@@ -345,6 +345,7 @@ type readOptions struct {
 	maxSize int64
 	server  string
 	refresh bool
+	gate    *Gate // for resource readers only (GateRead)
 }
 
 func newReadOptions(c Caller, opts []ReadOption) readOptions {
@@ -352,22 +353,18 @@ func newReadOptions(c Caller, opts []ReadOption) readOptions {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.server == "" {
-		if n, ok := c.(interface{ Name() string }); ok {
-			o.server = n.Name()
-		}
+	if n, ok := c.(interface{ Name() string }); ok && o.server == "" {
+		o.server = n.Name()
 	}
 	return o
 }
 
 // MaxReadSize sets the size limit of one read or prompt (default
-// DefaultMaxReadSize; what it counts is described there). The mcpgo
-// session layer enforces it while reading over streamable HTTP and SSE
-// (the response is cut off at the limit, the connection stays); over stdio
-// the connection's message cap (mcpgo.WithMaxMessageBytes, also 8 MiB by
-// default) bounds every line while reading, and this limit is checked on
-// the message read. The runtime checks the decoded contents again. n <= 0
-// means the default.
+// DefaultMaxReadSize, counted as described there; n <= 0: the default).
+// The mcpgo session layer enforces it while reading over streamable HTTP
+// and SSE (the connection stays); over stdio the connection's message cap
+// (mcpgo.WithMaxMessageBytes, 8 MiB by default) bounds each line and ends
+// the connection past it. The runtime checks the decoded contents again.
 func MaxReadSize(n int64) ReadOption {
 	return func(o *readOptions) {
 		if n > 0 {
@@ -404,15 +401,16 @@ func Refresh() ReadOption {
 }
 
 // WithToolOptions applies tool options that also make sense for reads
-// (WithTimeout, WithIdentity, WithServerName), so one set of options can
-// serve a program's tools and reads.
+// (WithTimeout, WithIdentity, WithServerName, WithGate), so one set of
+// options can serve a program's tools and reads. WithGate holds only the
+// reads a model asks for through a resource reader (GateRead).
 func WithToolOptions(opts ...Option) ReadOption {
 	return func(o *readOptions) {
-		t := toolOptions{timeout: o.timeout, tokens: o.tokens, server: o.server}
+		t := toolOptions{timeout: o.timeout, tokens: o.tokens, server: o.server, gate: o.gate}
 		for _, opt := range opts {
 			opt(&t)
 		}
-		o.timeout, o.tokens, o.server = t.timeout, t.tokens, t.server
+		o.timeout, o.tokens, o.server, o.gate = t.timeout, t.tokens, t.server, t.gate
 	}
 }
 
@@ -448,12 +446,35 @@ func ReadTemplate(ctx context.Context, c Caller, d *ResourceDescriptor, vars Tem
 	return ReadURI(ctx, c, uri, opts...)
 }
 
+// GateRead runs read, a model's read through a resource reader, as tool d's
+// call with args through the gate of opts (WithToolOptions(WithGate)): held,
+// an *ApprovalRequiredError; resumed (approval set), read once, then replayed.
+func GateRead(ctx context.Context, d *Descriptor, c Caller, args json.RawMessage, approval string, read func(context.Context, json.RawMessage) (*Result, *Provenance, error), opts ...ReadOption) (*Result, *Provenance, error) {
+	o := newReadOptions(c, opts)
+	cl, err := (&toolCore{desc: d, tokens: o.tokens, server: o.server}).newCall(ctx, args)
+	if err == nil && approval != "" && o.gate == nil {
+		err = fmt.Errorf("tool %q: resume approval %s: the reader has no gate (WithToolOptions(WithGate))", d.Name, approval)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	cl.approval = approval
+	var gate interceptor
+	if o.gate != nil {
+		gate = o.gate.intercept
+	}
+	res, err := chain(func(ctx context.Context, cl *call) (res *Result, err error) {
+		res, cl.prov, err = read(ctx, cl.args)
+		return res, err
+	}, gate)(ctx, cl)
+	return res, cl.prov, err
+}
+
 // ReadURI reads any resource by URI through the guards: identity
 // resolution and injection, the timeout, the size limit, and the taint
 // record. A resource the server no longer has is a *ResourceExpiredError.
 func ReadURI(ctx context.Context, c Caller, uri string, opts ...ReadOption) (*ResourceResult, error) {
-	o := newReadOptions(c, opts)
-	return o.read(ctx, c, uri)
+	return newReadOptions(c, opts).read(ctx, c, uri)
 }
 
 func (o readOptions) read(ctx context.Context, c Caller, uri string) (*ResourceResult, error) {

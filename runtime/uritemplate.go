@@ -2,6 +2,7 @@ package mcpruntime
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -98,14 +99,14 @@ func parseExpr(body string) (tmplPart, error) {
 	if body == "" {
 		return p, fmt.Errorf("empty expression")
 	}
+	op := ""
 	if strings.IndexByte("+#./;?&", body[0]) >= 0 {
-		p.op = body[0]
-		body = body[1:]
+		p.op, op, body = body[0], body[:1], body[1:]
 	} else if strings.IndexByte("=,!@|", body[0]) >= 0 {
 		return p, fmt.Errorf("operator %q is reserved for future extensions", body[0])
 	}
 	for _, spec := range strings.Split(body, ",") {
-		v := TemplateVar{Operator: opString(p.op)}
+		v := TemplateVar{Operator: op}
 		switch {
 		case strings.HasSuffix(spec, "*"):
 			v.Explode = true
@@ -126,13 +127,6 @@ func parseExpr(body string) (tmplPart, error) {
 		p.vars = append(p.vars, v)
 	}
 	return p, nil
-}
-
-func opString(op byte) string {
-	if op == 0 {
-		return ""
-	}
-	return string(op)
 }
 
 // validVarName checks RFC 6570's varname: varchars (ALPHA, DIGIT, "_",
@@ -170,12 +164,8 @@ func (t *URITemplate) Variables() []TemplateVar {
 // modifier on a list, or a variable name vars has but the template lacks
 // is an error (a misspelt name would otherwise expand to nothing).
 func (t *URITemplate) Expand(vars TemplateVars) (string, error) {
-	known := map[string]bool{}
-	for _, v := range t.Variables() {
-		known[v.Name] = true
-	}
 	for name := range vars {
-		if !known[name] {
+		if !slices.ContainsFunc(t.Variables(), func(v TemplateVar) bool { return v.Name == name }) {
 			return "", fmt.Errorf("uri template %q has no variable %q", t.raw, name)
 		}
 	}
@@ -301,12 +291,10 @@ func (p tmplPart) expand(b *strings.Builder, vars TemplateVars) error {
 }
 
 func prefixRunes(s string, n int) string {
-	i := 0
 	for pos := range s {
-		if i == n {
+		if n--; n < 0 {
 			return s[:pos]
 		}
-		i++
 	}
 	return s
 }

@@ -1920,7 +1920,9 @@ var PipelineChartReaderDescriptor = mcpruntime.Descriptor{
 // arguments; the result is the content as text, a blob as a one-line
 // description with its size and type (an image as an image). The read takes
 // ReadPipelineChart's path: the size limit, identity and the taint record,
-// with opts.
+// with opts; a gate among them
+// (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
+// approval.
 func NewPipelineChartReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&PipelineChartReaderDescriptor, PipelineChartResource, c, opts...)
 }
@@ -1941,11 +1943,14 @@ var DealContractReaderDescriptor = mcpruntime.Descriptor{
 
 // NewDealContractReader returns the "deal-contract" resource template
 // (crm://deals/{deal_id}/contract) as a tool for a language model. Its
-// arguments are the template's variables, validated and percent-encoded as
-// ReadDealContract does them, so a value cannot change the URI's structure;
-// the result is the content as text, a blob as a one-line description with its
-// size and type (an image as an image). The read takes ReadDealContract's
-// path: the size limit, identity and the taint record, with opts.
+// arguments are the template's variables, checked as untrusted values
+// (mcpimpl.CheckTemplateValues: nothing a server decoding them would read as
+// another path) and percent-encoded as ReadDealContract does them; the result
+// is the content as text, a blob as a one-line description with its size and
+// type (an image as an image). The read takes ReadDealContract's path: the
+// size limit, identity and the taint record, with opts; a gate among them
+// (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
+// approval.
 func NewDealContractReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&DealContractReaderDescriptor, DealContractResource, c, opts...)
 }
@@ -1967,12 +1972,14 @@ var DealSummaryReaderDescriptor = mcpruntime.Descriptor{
 
 // NewDealSummaryReader returns the "deal-summary" resource template
 // (crm://deals/{deal_id}/summary) as a tool for a language model. Its
-// arguments are the template's variables, validated and percent-encoded as
-// ReadDealSummary does them, so a value cannot change the URI's structure; the
-// content is decoded and validated as DealSummaryContent, and given to the
-// model as structured content (so a toolset's rendering applies). The read
-// takes ReadDealSummary's path: the size limit, identity and the taint record,
-// with opts.
+// arguments are the template's variables, checked as untrusted values
+// (mcpimpl.CheckTemplateValues: nothing a server decoding them would read as
+// another path) and percent-encoded as ReadDealSummary does them; the content
+// is decoded and validated as DealSummaryContent, and given to the model as
+// structured content (so a toolset's rendering applies). The read takes
+// ReadDealSummary's path: the size limit, identity and the taint record, with
+// opts; a gate among them (mcpruntime.WithToolOptions(mcpruntime.WithGate(g)))
+// holds calls for approval.
 func NewDealSummaryReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewTypedResourceReader(&DealSummaryReaderDescriptor, DealSummaryResource, DecodeDealSummaryContent, c, opts...)
 }

@@ -2524,12 +2524,15 @@ var DynamicBlobResourceReaderDescriptor = mcpruntime.Descriptor{
 
 // NewDynamicBlobResourceReader returns the "Dynamic Blob Resource" resource
 // template (demo://resource/dynamic/blob/{resourceId}) as a tool for a
-// language model. Its arguments are the template's variables, validated and
-// percent-encoded as ReadDynamicBlobResource does them, so a value cannot
-// change the URI's structure; the result is the content as text, a blob as a
-// one-line description with its size and type (an image as an image). The read
-// takes ReadDynamicBlobResource's path: the size limit, identity and the taint
-// record, with opts.
+// language model. Its arguments are the template's variables, checked as
+// untrusted values (mcpimpl.CheckTemplateValues: nothing a server decoding
+// them would read as another path) and percent-encoded as
+// ReadDynamicBlobResource does them; the result is the content as text, a blob
+// as a one-line description with its size and type (an image as an image). The
+// read takes ReadDynamicBlobResource's path: the size limit, identity and the
+// taint record, with opts; a gate among them
+// (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
+// approval.
 func NewDynamicBlobResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&DynamicBlobResourceReaderDescriptor, DynamicBlobResource, c, opts...)
 }
@@ -2551,12 +2554,15 @@ var DynamicTextResourceReaderDescriptor = mcpruntime.Descriptor{
 
 // NewDynamicTextResourceReader returns the "Dynamic Text Resource" resource
 // template (demo://resource/dynamic/text/{resourceId}) as a tool for a
-// language model. Its arguments are the template's variables, validated and
-// percent-encoded as ReadDynamicTextResource does them, so a value cannot
-// change the URI's structure; the result is the content as text, a blob as a
-// one-line description with its size and type (an image as an image). The read
-// takes ReadDynamicTextResource's path: the size limit, identity and the taint
-// record, with opts.
+// language model. Its arguments are the template's variables, checked as
+// untrusted values (mcpimpl.CheckTemplateValues: nothing a server decoding
+// them would read as another path) and percent-encoded as
+// ReadDynamicTextResource does them; the result is the content as text, a blob
+// as a one-line description with its size and type (an image as an image). The
+// read takes ReadDynamicTextResource's path: the size limit, identity and the
+// taint record, with opts; a gate among them
+// (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
+// approval.
 func NewDynamicTextResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&DynamicTextResourceReaderDescriptor, DynamicTextResource, c, opts...)
 }

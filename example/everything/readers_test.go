@@ -81,9 +81,13 @@ func TestResourceReaders(t *testing.T) {
 			t.Errorf("%s: %q, want %q", args, r.Text, want)
 		}
 	}
-	// Encoded, "1/2" is one segment, and not an integer: the server says so.
-	if r := call("read_dynamic_text_resource", `{"resourceId":"1/2"}`); !r.IsError || !strings.HasPrefix(r.Text, "The server") {
+	// Encoded, "1 2" is one segment, and not an integer: the server says
+	// so. A '/' is refused before it is sent: the server decodes values.
+	if r := call("read_dynamic_text_resource", `{"resourceId":"1 2"}`); !r.IsError || !strings.HasPrefix(r.Text, "The server") {
 		t.Errorf("reserved characters: %q", r.Text)
+	}
+	if r := call("read_dynamic_text_resource", `{"resourceId":"1/2"}`); !r.IsError || !strings.Contains(r.Text, `- /resourceId: "1/2" holds a '/'`) {
+		t.Errorf("a slash: %q", r.Text)
 	}
 	if len(run.Ledger()) != 2 {
 		t.Errorf("failed reads were recorded: %+v", run.Ledger())

@@ -69,6 +69,7 @@ func fixture() *server.MCPServer {
 		func(_ context.Context, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: r.Params.URI, MIMEType: "text/plain", Text: strings.Repeat("x", bigResource)}}, nil
 		})
+	addFileTemplates(s) // readers_attack_test.go
 	add := func(name, in, out string, h server.ToolHandlerFunc) {
 		t := mcp.NewToolWithRawSchema(name, "fixture tool "+name, json.RawMessage(in))
 		if out != "" {

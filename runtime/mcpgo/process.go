@@ -36,6 +36,10 @@ func (e *MessageTooLargeError) Error() string {
 	return fmt.Sprintf("the server sent a message larger than %d bytes; the connection was closed", e.Limit)
 }
 
+// MessageCap returns Limit: resource readers (runtime/mcpimpl) find the
+// error by this method and tell the model the answer was too large.
+func (e *MessageTooLargeError) MessageCap() int64 { return e.Limit }
+
 // StdoutGarbageError reports a line on a stdio server's stdout that cannot
 // be a JSON-RPC message. The stdio transport allows nothing else there, and
 // mcp-go would skip such lines silently, turning a misconfigured server

@@ -52,7 +52,7 @@ func invoke(t *testing.T, r mcpruntime.Invoker, args string) mcpruntime.ModelRes
 
 func TestReaderTemplateForms(t *testing.T) {
 	f := &fakeServer{contents: map[string]mcpruntime.ResourceContents{}}
-	for _, uri := range []string{"x://search?q=a%20b&limit=5", "x://search", "file:///srv/a/b%2Fc", "x://d/%2E%2E", "x://v#sec/1"} {
+	for _, uri := range []string{"x://search?q=a%20b&limit=5", "x://search", "file:///srv/a/b%20c", "x://d/50%25", "x://v#sec/1"} {
 		f.contents[uri] = mcpruntime.ResourceContents{URI: uri, Text: "ok " + uri}
 	}
 	cases := []struct {
@@ -61,13 +61,15 @@ func TestReaderTemplateForms(t *testing.T) {
 		{"x://search{?q,limit}", `{"q":"a b","limit":"5"}`, "x://search?q=a%20b&limit=5", ""},
 		{"x://search{?q,limit}", `{}`, "x://search", ""},
 		{"x://search{?q,limit}", `{"q":null}`, "x://search", ""},
-		{"file://{+root}{/seg*}", `{"root":"/srv","seg":["a","b/c"]}`, "file:///srv/a/b%2Fc", ""},
-		{"file://{+root}{/seg*}", `{"root":"/srv/../etc","seg":["a"]}`, "", `- /root: "/srv/../etc" would change the resource's path (a ".." segment)`},
+		{"file://{+root}{/seg*}", `{"root":"/srv","seg":["a","b c"]}`, "file:///srv/a/b%20c", ""},
+		{"file://{+root}{/seg*}", `{"root":"/srv","seg":["a","b/c"]}`, "", `- /seg/1: "b/c" holds a '/'`},
+		{"file://{+root}{/seg*}", `{"root":"/srv/../etc","seg":["a"]}`, "", `- /root: "/srv/../etc" would change the resource's path (a ".." segment once decoded)`},
 		{"file://{+root}{/seg*}", `{"root":"/srv","seg":[]}`, "", "- /seg: must have at least one item"},
 		{"file://{+root}{/seg*}", `{"root":"/srv","seg":["a",".."]}`, "", `- /seg/1: ".." would change`},
 		{"file://{+root}{/seg*}", `{"root":"/srv","seg":"a"}`, "", "- /seg: expected an array of strings"},
-		{"x://d/{id}", `{"id":"%2E%2E"}`, "x://d/%252E%252E", ""},
-		{"file://{+root}{/seg*}", `{"root":"/srv/%2e%2E/etc","seg":["a"]}`, "", `(a "%2e%2E" segment)`},
+		{"x://d/{id}", `{"id":"%2E%2E"}`, "", `- /id: "%2E%2E" would change the resource's path (a ".." segment once decoded)`},
+		{"x://d/{id}", `{"id":"50%"}`, "x://d/50%25", ""},
+		{"file://{+root}{/seg*}", `{"root":"/srv/%2e%2E/etc","seg":["a"]}`, "", `(a ".." segment once decoded)`},
 		{"x://v{#frag}", `{"frag":"sec/1"}`, "x://v#sec/1", ""},
 		{"x://d/{id}", `{"id":"a","id2":"b"}`, "", "- /id2: unknown member"},
 		{"x://d/{id}", `"a"`, "", "arguments must be a JSON object"},

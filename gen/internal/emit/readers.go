@@ -99,9 +99,9 @@ func (e *emitter) reader(rd *Reader) []jen.Code {
 	}
 	switch {
 	case len(reserved) > 0:
-		what = fmt.Sprintf("Its arguments are the template's variables, percent-encoded as %s does them; the operator of %s lets reserved characters such as '/' through, but not a '.' or '..' segment;", ReadFunc(r.GoName), strings.Join(reserved, ", "))
+		what = fmt.Sprintf("Its arguments are the template's variables, checked as untrusted values (mcpimpl.CheckTemplateValues) and percent-encoded as %s does them; the operator of %s lets plain '/' separators through, but no dot segment, encoded separator or empty segment;", ReadFunc(r.GoName), strings.Join(reserved, ", "))
 	case r.Template:
-		what = fmt.Sprintf("Its arguments are the template's variables, validated and percent-encoded as %s does them, so a value cannot change the URI's structure;", ReadFunc(r.GoName))
+		what = fmt.Sprintf("Its arguments are the template's variables, checked as untrusted values (mcpimpl.CheckTemplateValues: nothing a server decoding them would read as another path) and percent-encoded as %s does them;", ReadFunc(r.GoName))
 	default:
 		what = "It takes no arguments;"
 	}
@@ -110,7 +110,7 @@ func (e *emitter) reader(rd *Reader) []jen.Code {
 		how = fmt.Sprintf("the content is decoded and validated as %s, and given to the model as structured content (so a toolset's rendering applies)", r.Content.Type.GoName)
 	}
 	out = append(out, doc(
-		fmt.Sprintf("%s returns the %q %s (%s) as a tool for a language model. %s %s. The read takes %s's path: the size limit, identity and the taint record, with opts.",
+		fmt.Sprintf("%s returns the %q %s (%s) as a tool for a language model. %s %s. The read takes %s's path: the size limit, identity and the taint record, with opts; a gate among them (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for approval.",
 			ReaderFunc(r.GoName), r.Name, kindOf(r), r.Key, what, how, ReadFunc(r.GoName)))...)
 	args := []jen.Code{jen.Op("&").Id(dv), jen.Id(ResourceVar(r.GoName))}
 	ctor := jen.Qual(ImplPath, "NewResourceReader")

@@ -246,3 +246,13 @@ func inline(s string) (*Value, error) {
 	}
 	return &Value{Kind: String, Text: s}, nil
 }
+
+// readBack reads a rendering as the package doc says a reader should: a
+// text that is valid JSON is that JSON (the fallback, or a lean scalar or
+// inline list, which mean the same), anything else is the lean grammar.
+func readBack(text string) (*Value, error) {
+	if json.Valid([]byte(text)) {
+		return Decode([]byte(text))
+	}
+	return parse(text)
+}

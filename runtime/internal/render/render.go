@@ -6,19 +6,48 @@
 // deterministic and lossless: every value, and the order of every object's
 // members, can be read back exactly (the tests parse it back).
 //
-// The grammar, for a reader (or a parser):
+// A text is read back so: if the whole text is valid JSON, it is that JSON
+// value (the Fallback, written when the lean form would pass its budget or
+// MaxDepth; a lean scalar or inline list that happens to be JSON means the
+// same value). Otherwise it is lean text, lines separated by "\n" and
+// nothing else, each line's indent a run of spaces (two per level):
 //
-//	value    = scalar | object | array
-//	scalar   = null | true | false | number | string
-//	string   = a bare string, or a JSON string literal when a bare one
-//	           could be read as something else
-//	member   = key ": " scalar | key ": []" | key ": {}" | key ": " inline
-//	         | key ":" NL (members or items, indented by two)
-//	         | key "[" n "]{" col "|" col ... "}:" NL rows (indented by two)
-//	inline   = "[" scalar ", " scalar ... "]"          (an array of scalars)
-//	item     = "- " value-first-line, its further lines indented by two
-//	row      = cell "|" cell ...; an empty cell is a member the object lacks
-//	comment  = "  # " text at the end of a member or table header line
+//	text     = members | items | table | inline
+//	members  = member { member }                  (one indent)
+//	member   = key ":" [comment] NL block         (a non-empty object, or an
+//	                                               array that is no table or inline)
+//	         | key table-head                     (a table)
+//	         | key ": " inline [comment]
+//	block    = members | items | table            (indented by two)
+//	items    = item { item }
+//	item     = "- " first line of a value; its further lines are indented by
+//	           two past the dash, as if the dash were two spaces
+//	table    = table-head rows
+//	table-head = "[" n "]{" col { "|" col } "}:" [comment] NL
+//	rows     = n lines, indented by two: cell { "|" cell }, one cell per
+//	           column; an empty cell is a member that row lacks
+//	inline   = scalar | "[]" | "{}" | "[" scalar { ", " scalar } "]"
+//	scalar   = "null" | "true" | "false" | number | string
+//	number   = a JSON number literal, as sent
+//	string   = bare | quoted
+//	key      = bare key ([A-Za-z_$][A-Za-z0-9_.$-]*) | quoted
+//	quoted   = a JSON string literal, in which every character that is not
+//	           bareRune is a \u escape (\n, \r, \t for those three)
+//	comment  = "  # " description (lean-described only), to the line's end
+//
+// A bare string is one that reads as nothing else where it stands: not
+// empty, no leading or trailing space, every character bareRune, none of
+// '"', '\' or '#', not starting with '"', '[', '{', "'" or "- ", not
+// "-", nothing a lenient reader takes for a number ("01", "+1", ".5",
+// "1_000", "0x1F", "1:30") or for a boolean or null ("yes", "NaN", "~"; see
+// lookalikeWords), and no ':' after "- ", no '|' in a cell, none of ",[]"
+// in an inline list. Anything else is quoted. A table is used for an array
+// of objects whose members are scalars with bare keys in one order, when
+// at most as many cells are empty as are filled, plus one row's worth. A
+// description is shown only up to its first line break of any convention,
+// and only when what is left is at most MaxDescription runes, all
+// bareRune; so no character but "\n" in the text breaks a line for any
+// reader, and none is invisible.
 package render
 
 import (
@@ -29,6 +58,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -36,14 +67,33 @@ import (
 // ones cost more than they help.
 const MaxDescription = 80
 
+// MaxDepth is the deepest nesting rendered lean: each level indents its
+// lines by two more spaces, so deep values cost more than their JSON.
+const MaxDepth = 32
+
 // Lean renders data (one JSON value) as lean text. schema, when not nil, is
 // the value's JSON Schema; its short descriptions annotate members.
+//
+// The text is bounded: the lean form is at most twice the length of data's
+// compact JSON plus 64 bytes. A value nested deeper than MaxDepth, or
+// whose lean form would pass that budget, is written instead as its
+// compact JSON (Fallback), at most three times data's length. The
+// rendering stops as soon as it passes the budget or the depth, so time
+// and memory are linear in data too. Data that is not JSON, or that
+// encoding/json refuses (nested past 10,000 levels), is an error.
 func Lean(data, schema []byte) (string, error) {
-	v, err := Decode(data)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		return "", fmt.Errorf("render: %w", err)
+	}
+	v, err := decode(compact.Bytes(), MaxDepth)
+	if errors.Is(err, errTooDeep) {
+		return Fallback(compact.Bytes()), nil
+	}
 	if err != nil {
 		return "", err
 	}
-	r := &renderer{shown: map[string]bool{}}
+	r := &renderer{shown: map[string]bool{}, limit: 2*compact.Len() + 64}
 	if len(bytes.TrimSpace(schema)) > 0 {
 		var root any
 		if json.Unmarshal(schema, &root) == nil {
@@ -65,9 +115,36 @@ func Lean(data, schema []byte) (string, error) {
 		}
 	default:
 		// Alone, a string with a colon would read as an object.
-		r.b.WriteString(r.inline(v, ctxItem))
+		r.write(r.inline(v, ctxItem))
 	}
-	return strings.TrimSuffix(r.b.String(), "\n"), nil
+	if r.over {
+		return Fallback(compact.Bytes()), nil
+	}
+	return strings.TrimSuffix(string(r.out), "\n"), nil
+}
+
+// Fallback is the JSON a value is rendered as when its lean form would be
+// too large: compact (as json.Compact writes it), with every character a
+// bare string may not hold (see bareRune) written as a \u escape, so no
+// line break of any convention, control, bidi or zero-width character
+// appears raw even inside a string; a byte that is not UTF-8 is written
+// as U+FFFD, as a decoder reads it. compact must be compact JSON.
+func Fallback(compact []byte) string {
+	var b strings.Builder
+	b.Grow(len(compact))
+	for i := 0; i < len(compact); {
+		r, n := utf8.DecodeRune(compact[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(r) // as a decoder reads it
+		case r >= 0x20 && r < 0x7f || r >= utf8.RuneSelf && bareRune(r):
+			b.Write(compact[i : i+n])
+		default:
+			writeEscape(&b, r)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // Kind is a JSON value's kind.
@@ -98,11 +175,19 @@ type Member struct {
 	Value *Value
 }
 
+var errTooDeep = errors.New("render: nested too deep")
+
 // Decode reads one JSON value.
-func Decode(data []byte) (*Value, error) {
+func Decode(data []byte) (*Value, error) { return decode(data, -1) }
+
+// decode reads one JSON value nested at most max levels (-1: any).
+func decode(data []byte, max int) (*Value, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	v, err := decodeValue(d)
+	v, err := decodeValue(d, max)
+	if errors.Is(err, errTooDeep) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
@@ -112,7 +197,7 @@ func Decode(data []byte) (*Value, error) {
 	return v, nil
 }
 
-func decodeValue(d *json.Decoder) (*Value, error) {
+func decodeValue(d *json.Decoder, max int) (*Value, error) {
 	t, err := d.Token()
 	if err != nil {
 		return nil, err
@@ -127,10 +212,13 @@ func decodeValue(d *json.Decoder) (*Value, error) {
 	case string:
 		return &Value{Kind: String, Text: x}, nil
 	case json.Delim:
+		if max == 0 {
+			return nil, errTooDeep
+		}
 		if x == '[' {
 			v := &Value{Kind: Array}
 			for d.More() {
-				it, err := decodeValue(d)
+				it, err := decodeValue(d, max-1)
 				if err != nil {
 					return nil, err
 				}
@@ -145,7 +233,7 @@ func decodeValue(d *json.Decoder) (*Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			m, err := decodeValue(d)
+			m, err := decodeValue(d, max-1)
 			if err != nil {
 				return nil, err
 			}
@@ -207,57 +295,76 @@ func inlineList(v *Value) bool {
 	return true
 }
 
-// table returns the columns of an array written as a table: objects each with members that are all scalars and keys that are
-// distinct and bare. Columns are the keys in order of first appearance.
+// table returns the columns of an array written as a table: objects each
+// with members that are all scalars and keys that are distinct and bare,
+// listed in the columns' order (the keys in order of first appearance),
+// and at most as many empty cells as filled ones plus one row's worth, so
+// a table is never much larger than its values.
 func table(v *Value) ([]string, bool) {
 	var cols []string
-	seen := map[string]bool{}
+	index := map[string]int{}
+	filled := 0
 	for _, it := range v.Items {
 		if it.Kind != Object || len(it.Members) == 0 {
 			return nil, false
 		}
-		keys := map[string]bool{}
+		last := -1
 		for _, m := range it.Members {
-			if !scalar(m.Value) || keys[m.Key] || !bareKey(m.Key) {
+			if !scalar(m.Value) || !bareKey(m.Key) {
 				return nil, false
 			}
-			keys[m.Key] = true
-			if !seen[m.Key] {
-				seen[m.Key] = true
+			i, ok := index[m.Key]
+			if !ok {
+				i = len(cols)
+				index[m.Key] = i
 				cols = append(cols, m.Key)
 			}
-		}
-	}
-	// A row must list its members in the columns' order, or the order
-	// would be lost.
-	for _, it := range v.Items {
-		i := 0
-		for _, m := range it.Members {
-			for i < len(cols) && cols[i] != m.Key {
-				i++
-			}
-			if i == len(cols) {
+			// A row must list its members in the columns' order, each once,
+			// or the order would be lost.
+			if i <= last {
 				return nil, false
 			}
+			last = i
+			filled++
 		}
+	}
+	if len(v.Items)*len(cols) > 2*filled+len(cols) {
+		return nil, false
 	}
 	return cols, true
 }
 
 type renderer struct {
-	b     strings.Builder
+	out   []byte
+	limit int  // the budget, in bytes
+	over  bool // past the budget: stop, the caller falls back
 	root  map[string]any
 	shown map[string]bool // schema paths whose description was shown
 }
 
-func pad(n int) string { return strings.Repeat(" ", n) }
+func (r *renderer) write(s string) {
+	if r.over {
+		return
+	}
+	r.out = append(r.out, s...)
+	r.over = len(r.out) > r.limit
+}
+
+func (r *renderer) pad(n int) {
+	for range n {
+		r.write(" ")
+	}
+}
 
 // members writes an object's members at indent; path is the value's
 // place with array indexes as "*", to show each description once.
 func (r *renderer) members(v *Value, s map[string]any, indent int, path string) {
 	for _, m := range v.Members {
+		if r.over {
+			return
+		}
 		ms := r.property(s, m.Key)
-		p := path + "/" + m.Key
+		p := subPath(ms, path, m.Key)
 		key := m.Key
 		if !bareKey(key) {
 			key = quote(key)
@@ -281,13 +388,13 @@ func (r *renderer) members(v *Value, s map[string]any, indent int, path string) 
 }
 
 func (r *renderer) line(indent int, s, comment string) {
-	r.b.WriteString(pad(indent))
-	r.b.WriteString(s)
+	r.pad(indent)
+	r.write(s)
 	if comment != "" {
-		r.b.WriteString("  # ")
-		r.b.WriteString(comment)
+		r.write("  # ")
+		r.write(comment)
 	}
-	r.b.WriteByte('\n')
+	r.write("\n")
 }
 
 // table writes an array of flat objects: the header once, a row per item.
@@ -298,46 +405,54 @@ func (r *renderer) table(key string, v *Value, cols []string, s map[string]any, 
 		notes = append(notes, d)
 	}
 	for _, c := range cols {
-		if d := r.desc(r.property(is, c), path+"/*/"+c); d != "" {
+		if d := r.desc(r.property(is, c), subPath(is, subPath(is, path, "*"), c)); d != "" {
 			notes = append(notes, c+": "+d)
 		}
 	}
 	r.line(indent, fmt.Sprintf("%s[%d]{%s}:", key, len(v.Items), strings.Join(cols, "|")), strings.Join(notes, "; "))
+	index := make(map[string]int, len(cols))
+	for i, c := range cols {
+		index[c] = i
+	}
+	cells := make([]string, len(cols))
 	for _, it := range v.Items {
-		cells := make([]string, len(cols))
+		if r.over {
+			return
+		}
+		clear(cells)
 		for _, m := range it.Members {
-			for i, c := range cols {
-				if c == m.Key {
-					cells[i] = r.inline(m.Value, ctxCell)
-				}
-			}
+			cells[index[m.Key]] = r.inline(m.Value, ctxCell)
 		}
 		r.line(indent+2, strings.Join(cells, "|"), "")
 	}
 }
 
-// items writes an array's items as "- " lines at indent.
+// items writes an array's items as "- " lines at indent: each item as if
+// at indent+2, its first line then taking the dash in place of the two
+// spaces before it.
 func (r *renderer) items(v *Value, s map[string]any, indent int, path string) {
 	is := r.itemSchema(s)
-	p := path + "/*"
+	p := subPath(is, path, "*")
 	for _, it := range v.Items {
-		var sub renderer
-		sub.root, sub.shown = r.root, r.shown
+		if r.over {
+			return
+		}
+		start := len(r.out)
 		switch {
 		case it.Kind == Object && len(it.Members) > 0:
-			sub.members(it, is, indent+2, p)
+			r.members(it, is, indent+2, p)
 		case it.Kind == Array && len(it.Items) > 0 && !inlineList(it):
 			if cols, ok := table(it); ok {
-				sub.table("", it, cols, is, indent+2, p)
+				r.table("", it, cols, is, indent+2, p)
 			} else {
-				sub.items(it, is, indent+2, p)
+				r.items(it, is, indent+2, p)
 			}
 		default:
-			sub.line(indent+2, sub.inline(it, ctxItem), "")
+			r.line(indent+2, r.inline(it, ctxItem), "")
 		}
-		// The item's first line takes the dash in place of its indent.
-		out := sub.b.String()
-		r.b.WriteString(pad(indent) + "- " + out[indent+2:])
+		if d := start + indent; d+2 <= len(r.out) {
+			r.out[d], r.out[d+1] = '-', ' '
+		}
 	}
 }
 
@@ -379,25 +494,49 @@ var (
 
 func bareKey(k string) bool { return bareKeyRE.MatchString(k) }
 
+// bareRune reports whether r may stand unescaped: a graphic character
+// (letter, mark, number, punctuation, symbol) or the ASCII space. Not:
+// controls (C0, DEL, C1 such as U+0085), format characters (bidi controls,
+// zero-width characters, the BOM), line and paragraph separators (U+2028,
+// U+2029), spaces other than U+0020, private-use and unassigned code
+// points.
+func bareRune(r rune) bool {
+	return r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Zs, r)
+}
+
+// lookalikeWords are the words that readers of YAML-like text take for a
+// boolean, null or number, compared without case and after a leading
+// sign or dot (".inf", "-Infinity").
+var lookalikeWords = map[string]bool{
+	"true": true, "false": true, "null": true, "yes": true, "no": true, "on": true, "off": true,
+	"nan": true, "inf": true, "infinity": true, "none": true, "nil": true, "undefined": true, "~": true,
+}
+
+// numberish matches what a lenient reader takes for a number: digits with
+// a sign, leading zeros, '_' or ',' separators, a leading or trailing dot
+// or an exponent ("01", "+1", "1_000", "1,000", ".5", "1.", "1e3"), hex,
+// octal and binary literals ("0x1F"), and sexagesimal ones ("1:30").
+var numberish = regexp.MustCompile(`^[+-]?(([0-9][0-9_,]*\.?[0-9_]*|\.[0-9][0-9_]*)([eE][+-]?[0-9]+)?|0[xXoObB][0-9a-fA-F_]+|[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?)$`)
+
+func looksLikeNumber(s string) bool {
+	return numberish.MatchString(s) || lookalikeWords[strings.ToLower(strings.TrimLeft(s, "+-."))]
+}
+
 // bareString reports whether s can be written without quotes in c and
 // still be read back as this string and nothing else.
 func bareString(s string, c context) bool {
-	if s == "" || s != strings.TrimSpace(s) || numberRE.MatchString(s) {
-		return false
-	}
-	switch s {
-	case "true", "false", "null", "-":
+	if s == "" || s != strings.TrimSpace(s) || looksLikeNumber(s) || s == "-" {
 		return false
 	}
 	switch s[0] {
-	case '"', '[', '{':
+	case '"', '[', '{', '\'':
 		return false
 	}
 	if strings.HasPrefix(s, "- ") {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' || r == '#' || r == utf8.RuneError {
+		if !bareRune(r) || r == '"' || r == '\\' || r == '#' {
 			return false
 		}
 	}
@@ -412,28 +551,102 @@ func bareString(s string, c context) bool {
 	return true
 }
 
-// quote is a JSON string literal without HTML escaping.
+// quote is a JSON string literal that escapes, besides '"' and '\',
+// every character that is not bareRune, so the literal holds no line
+// break of any convention and nothing invisible.
 func quote(s string) string {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case bareRune(r):
+			b.WriteRune(r)
+		default:
+			writeEscape(&b, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeEscape writes r as JSON's \n, \r, \t or \u escape (a surrogate
+// pair past U+FFFF).
+func writeEscape(b *strings.Builder, r rune) {
+	const hex = "0123456789abcdef"
+	switch r {
+	case '\n':
+		b.WriteString(`\n`)
+		return
+	case '\r':
+		b.WriteString(`\r`)
+		return
+	case '\t':
+		b.WriteString(`\t`)
+		return
+	}
+	u := func(c rune) {
+		b.WriteString(`\u`)
+		b.WriteByte(hex[c>>12&15])
+		b.WriteByte(hex[c>>8&15])
+		b.WriteByte(hex[c>>4&15])
+		b.WriteByte(hex[c&15])
+	}
+	if r > 0xFFFF {
+		r1, r2 := utf16.EncodeRune(r)
+		u(r1)
+		u(r2)
+		return
+	}
+	u(r)
+}
+
+// maxPath bounds the paths descriptions are remembered by: past it (a
+// member nested under long keys) no description is shown, so what the
+// paths cost stays in proportion to the data.
+const maxPath = 256
+
+// noPath is the path of a value whose descriptions are not shown.
+const noPath = "\x00"
+
+// subPath is path's member key, for descriptions: noPath where there is
+// no schema or the path would be too long.
+func subPath(s map[string]any, path, key string) string {
+	if s == nil || path == noPath || len(path)+1+len(key) > maxPath {
+		return noPath
+	}
+	return path + "/" + key
 }
 
 // desc is the short description of schema s, once per path.
 func (r *renderer) desc(s map[string]any, path string) string {
-	if s == nil || r.shown[path] {
+	if s == nil || path == noPath || r.shown[path] {
 		return ""
 	}
 	d, _ := s["description"].(string)
-	d, _, _ = strings.Cut(strings.TrimSpace(d), "\n")
+	// The first line, whatever breaks it; one holding anything that is not
+	// bareRune is not shown, so a comment never breaks a line or hides text.
+	if i := strings.IndexFunc(strings.TrimSpace(d), lineBreak); i >= 0 {
+		d = strings.TrimSpace(d)[:i]
+	}
 	d = strings.TrimSpace(d)
-	if d == "" || utf8.RuneCountInString(d) > MaxDescription {
+	if d == "" || utf8.RuneCountInString(d) > MaxDescription || strings.ContainsFunc(d, func(r rune) bool { return !bareRune(r) }) {
 		return ""
 	}
 	r.shown[path] = true
 	return d
+}
+
+// lineBreak: a character some reader breaks lines at.
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
 }
 
 // resolve follows a local $ref.
@@ -474,7 +687,9 @@ func (r *renderer) branches(s map[string]any) []map[string]any {
 	out := []map[string]any{s}
 	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 		list, _ := s[k].([]any)
-		for _, b := range list {
+		// The first 16 branches of each: enough for real unions, and a
+		// bound on what each member costs.
+		for _, b := range list[:min(len(list), 16)] {
 			if m, ok := b.(map[string]any); ok {
 				out = append(out, r.resolve(m))
 			}

@@ -70,7 +70,7 @@ func roundTrip(t *testing.T, data, schema []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parse(text)
+	got, err := readBack(text)
 	if err != nil {
 		t.Fatalf("rendering of %s does not parse: %v\n%s", data, err, text)
 	}
