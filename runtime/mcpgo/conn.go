@@ -425,14 +425,91 @@ func SSE(endpoint string, opts ...Option) *Conn {
 // oversized one to the connection.
 func (c *Conn) httpClient(l *link) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
-	// The base transport's, captured before any wrapper: a wrapper need not
-	// pass CloseIdleConnections on, and the connection's sockets must close.
-	base := hc.Transport.(*limitTransport)
-	l.closeIdle = base.CloseIdleConnections
+	// Held under any wrapper: a wrapper need not pass CloseIdleConnections
+	// on, and the connection's sockets must close.
+	ct := &closingTransport{base: hc.Transport.(*limitTransport)}
+	hc.Transport = ct
+	l.closeIdle = ct.close
 	for _, f := range c.cfg.wrapRT {
 		hc.Transport = f(hc.Transport)
 	}
 	return hc
+}
+
+// closingTransport is a connection's HTTP transport, which ends with it.
+// Closing idle connections once is not enough: a request under way (a
+// cancellation mcp-go or the Conn sends as the connection ends, say) would
+// leave its keep-alive connection idle for IdleConnTimeout, and a request
+// begun after Close would dial a new one. So after close it refuses new
+// requests without dialing, and when the last request under way is over
+// (its body closed) it closes the idle connections again; from then on
+// the transport closes any connection that becomes idle.
+type closingTransport struct {
+	base   *limitTransport
+	mu     sync.Mutex
+	closed bool
+	busy   int
+}
+
+var errTransportEnded = fmt.Errorf("the connection was closed: %w", ErrClosed)
+
+func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, errTransportEnded
+	}
+	t.busy++
+	t.mu.Unlock()
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		t.done()
+		return resp, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: t.done}
+	return resp, nil
+}
+
+func (t *closingTransport) done() {
+	t.mu.Lock()
+	t.busy--
+	last := t.closed && t.busy == 0
+	t.mu.Unlock()
+	if last {
+		t.base.CloseIdleConnections()
+	}
+}
+
+func (t *closingTransport) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.base.CloseIdleConnections()
+}
+
+// doneBody reports, once, that its response is over: read to its end
+// or closed.
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(b.done) // a body read to its end need not be closed
+	}
+	return n, err
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }
 
 // requestHeaders is the per-request header hook of the HTTP transports: the
