@@ -109,6 +109,7 @@ type config struct {
 	elicit         ElicitationHandler
 	elicitURL      bool
 	sample         SamplingHandler
+	sampleLimit    int
 	roots          func(context.Context) ([]Root, error)
 	logger         *slog.Logger
 	wrapRT         []func(http.RoundTripper) http.RoundTripper
@@ -148,9 +149,12 @@ func WithHeaderFunc(f func(context.Context) map[string]string) Option {
 	return func(c *config) { c.headerFunc = f }
 }
 
-// WithSecrets names values that must never appear in an error message or
-// a stderr tail (resolved ${VAR} references, tokens). They show as
-// [redacted].
+// WithSecrets names values that must never appear in an error message, a
+// stderr tail or anything the server sends that reaches the program (log
+// messages with all their attributes, progress messages, resource-updated
+// URIs, notifications, elicitation and sampling requests): resolved
+// ${VAR} references, tokens. They show as [redacted], as written and in
+// their JSON-escaped forms.
 func WithSecrets(values ...string) Option {
 	return func(c *config) {
 		for _, v := range values {
@@ -229,7 +233,9 @@ func WithRawObserver(f func(method string, result json.RawMessage)) Option {
 }
 
 // WithNotificationHandler calls f with every notification the server
-// sends (after the Conn's own handling of tool-list changes).
+// sends (after the Conn's own handling of tool-list changes), its method
+// and params scrubbed of the tokens the Conn's calls carried and of the
+// secrets it knows of (see WithSecrets).
 func WithNotificationHandler(f func(mcp.JSONRPCNotification)) Option {
 	return func(c *config) { c.notify = append(c.notify, f) }
 }
@@ -241,6 +247,7 @@ func newConfig(name string, opts []Option) config {
 		connectTimeout: DefaultConnectTimeout,
 		limit:          DefaultMaxMessageBytes,
 		grace:          2 * time.Second,
+		sampleLimit:    DefaultSamplingLimit,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -307,6 +314,8 @@ type Conn struct {
 
 	progress progressRoutes
 	watch    resourceWatch
+	tokens   tokenMemory // scrubbed from what the server sends (scrub.go)
+	sampling chan struct{}
 }
 
 // link is one connection: a client, its process for stdio, and its end.
@@ -351,7 +360,7 @@ func New(dial func() (transport.Interface, error), opts ...Option) *Conn {
 
 func newConn(cfg config, k kind, dial func(*link) (transport.Interface, error)) *Conn {
 	life, cancel := context.WithCancel(context.Background())
-	return &Conn{cfg: cfg, kind: k, dial: dial, life: life, cancel: cancel}
+	return &Conn{cfg: cfg, kind: k, dial: dial, life: life, cancel: cancel, sampling: make(chan struct{}, cfg.sampleLimit)}
 }
 
 // Stdio returns a Conn that runs command with args as a subprocess speaking
@@ -617,6 +626,8 @@ func (c *Conn) InitializeResult() *mcp.InitializeResult {
 // link returns the live connection, connecting (once, for every caller
 // waiting) when there is none or the last one ended.
 func (c *Conn) link(ctx context.Context) (*link, error) {
+	// Every request may carry a token the server can echo later.
+	c.tokens.hold(ctx)()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -699,7 +710,7 @@ func (c *Conn) openOnce() (*link, error) {
 		l.cancel()
 		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr, c.cfg.observe), append(c.cfg.clientOptions(), c.cfg.clientOpts...)...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst), append(c.clientOptions(), c.cfg.clientOpts...)...)
 	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
 	// stdio it is the process's), so it is the link's, not a caller's.
@@ -709,20 +720,23 @@ func (c *Conn) openOnce() (*link, error) {
 		return nil, err
 	}
 	cli.OnNotification(func(n mcp.JSONRPCNotification) {
+		// What reaches user code is scrubbed (scrub.go); the routing reads
+		// what the server sent.
+		sn := c.scrubber().notification(n)
 		switch n.Method {
 		case string(mcp.MethodNotificationToolsListChanged):
 			c.forgetTools()
 		case string(mcp.MethodNotificationProgress):
-			c.progress.deliver(n)
+			c.progress.deliver(n, sn)
 		case string(mcp.MethodNotificationResourceUpdated):
-			c.watch.deliver(n)
+			c.watch.deliver(n, sn)
 		case "notifications/message":
 			if c.cfg.logger != nil {
-				c.logMessage(n)
+				c.logMessage(sn)
 			}
 		}
 		for _, f := range c.cfg.notify {
-			f(n)
+			f(sn)
 		}
 	})
 	ctx, stop := life, context.CancelFunc(func() {})
@@ -950,6 +964,7 @@ var errLinkEnded = errors.New("the connection ended")
 
 // CallTool implements mcpruntime.Caller.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
 		return nil, err
@@ -1069,6 +1084,7 @@ var (
 // cause tidied and its secrets redacted. what names the request
 // ("tools/list").
 func (c *Conn) Do(ctx context.Context, what string, f func(ctx context.Context, cli *client.Client) error) error {
+	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
 		return err
