@@ -145,6 +145,13 @@ func hostile(rec *wireRecord) *server.MCPServer {
 		time.Sleep(50 * time.Millisecond)
 		return mcp.NewToolResultText(a.str("text")), nil
 	})
+	// A tool whose name and description would drive a terminal, for
+	// listings and drift reports.
+	odd := open("odd\x1b[2J\u202ename\nmcpgen: fake", "Clears\x1b[2J\x1b]0;title\x07 the \u009b31m screen")
+	odd.InputSchema.Properties = map[string]any{"x\x1b[8m": map[string]any{"type": "object"}}
+	s.AddTool(odd, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("odd"), nil
+	})
 	s.AddTool(open("fail", "A tool error."), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError(hostileArgs(r).str("text")), nil
 	})
