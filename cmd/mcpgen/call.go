@@ -171,7 +171,13 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 
 		res, err := sess.Conn().CallTool(mcpruntime.WithProgress(ctx, progressLine(e.stderr, s.ID, red)), tool, rawArgs)
 		if err != nil {
-			return errors.New(red.Replace(err.Error()))
+			msg := red.Replace(err.Error())
+			if pe := (*mcpruntime.ProtocolError)(nil); errors.As(err, &pe) {
+				// The server's own words: one line, so they cannot pass for
+				// more of mcpgen's.
+				msg = oneLine(msg)
+			}
+			return errors.New(msg)
 		}
 		var out strings.Builder
 		printResult(&out, res)

@@ -219,4 +219,10 @@ func TestServerTextOnTerminal(t *testing.T) {
 	if !strings.Contains(screen, `boom\u001b[2J\u001b]0;x\u0007`) || !strings.Contains(screen, `mcpgen: tool "fail" returned an error`) {
 		t.Errorf("fail:\n%s", screen)
 	}
+	// A JSON-RPC error's message is the server's too, and stays on its line.
+	code, screen = onPTY(t, "", "call", "--config", cfg, "evil", "fail", `{"rpc":true,"text":`+jsonString("boom\x1b[2J\nmcpgen: fake")+`}`)
+	if code != 1 || len(raw(screen, "")) > 0 || !strings.Contains(screen, `mcpgen: server error -32603: boom\u001b[2J\u000amcpgen: fake`) ||
+		regexp.MustCompile(`(?m)^mcpgen: fake`).MatchString(strings.ReplaceAll(screen, "\r\n", "\n")) {
+		t.Errorf("JSON-RPC error: exit %d:\n%q", code, screen)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,7 +38,8 @@ const HostileEnv = "MCPGEN_HOSTILE"
 //     as JSON ({"action", "content"} or {"error", "code"});
 //   - flood: n sampling requests at once, the same way; the result says
 //     how many succeeded and what the errors said;
-//   - fail: a tool error result with text.
+//   - fail: a tool error result with text, or with rpc a JSON-RPC error
+//     whose message is text.
 //
 // In every string argument "{token}" stands for the token argument's value
 // (the caller's token, injected by the runtime) and "{tokenjson}" for it as
@@ -152,8 +154,12 @@ func hostile(rec *wireRecord) *server.MCPServer {
 	s.AddTool(odd, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("odd"), nil
 	})
-	s.AddTool(open("fail", "A tool error."), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultError(hostileArgs(r).str("text")), nil
+	s.AddTool(open("fail", "A tool error, or with rpc a JSON-RPC error."), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a := hostileArgs(r)
+		if a.m["rpc"] == true {
+			return nil, errors.New(a.str("text"))
+		}
+		return mcp.NewToolResultError(a.str("text")), nil
 	})
 	s.AddTool(open("ask", "Asks the user something."), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a := hostileArgs(r)

@@ -20,17 +20,36 @@
 // # The client side of the protocol
 //
 // Capabilities are declared only when their handler is given:
-// WithElicitation (form mode, and url mode when asked; defaults from the
-// form's schema fill what the handler leaves out, per SEP-1034;
-// ElicitDefaults and ElicitDeclineAll are ready-made handlers, FormFields
-// lists a form's members for asking a person), WithSampling (the request's
-// messages and model preferences in, the completion out), WithRoots or
-// WithRootsFunc (with Conn.RootsChanged for roots/list_changed).
+// WithElicitation (form mode, and url mode when asked; a request in a mode
+// not declared gets JSON-RPC error -32602 without reaching the handler, or
+// on 2026-07-28 fails the call with it; defaults from the form's schema
+// that fit their field's type, enum and bounds fill what the handler
+// leaves out, per SEP-1034, and no other default is sent; ElicitDefaults
+// and ElicitDeclineAll are ready-made handlers, FormFields and
+// FormDefaults read a form's members), WithSampling (the request's
+// messages and model preferences in, the completion out; at most
+// DefaultSamplingLimit requests at once, WithSamplingLimit, the excess
+// refused at once with an error saying so), WithRoots or WithRootsFunc
+// (with Conn.RootsChanged for roots/list_changed).
 // Notifications: mcpruntime.WithProgress on a call's context sets a
 // progress token and receives notifications/progress; WithLogger takes the
 // server's log messages, levels mapped to slog's, and sends logging/setLevel;
 // Subscribe watches a resource (resources/subscribe, or the listen stream on
-// 2026-07-28); WithNotificationHandler sees every notification. Cancelling a
+// 2026-07-28); WithNotificationHandler sees every notification.
+//
+// Everything a server sends that reaches the program this way (log
+// messages with all their attributes, progress messages, resource-updated
+// URIs, every notification's method and params, elicitation and sampling
+// requests) is scrubbed of the tokens the Conn's calls carried
+// (mcpruntime.CallToken; the last 256 distinct ones, and any a call under
+// way holds) and of every secret the Conn knows of (WithSecrets,
+// WithNamedSecret, header and environment values, the endpoint URL), as
+// written and in their JSON-escaped forms. Close on an HTTP or SSE
+// connection leaves no connection open: a request its transport carries
+// after Close is sent with Connection: close, and idle connections are
+// closed again once the last request under way ends.
+//
+// Cancelling a
 // call's context sends notifications/cancelled where the protocol needs one
 // (stdio, SSE, streamable HTTP before 2026-07-28). WithProtocolVersion pins
 // the version; otherwise server/discover is tried first, and an answer that
@@ -446,13 +465,14 @@ func (c *Conn) httpClient(l *link) *http.Client {
 }
 
 // closingTransport is a connection's HTTP transport, which ends with it.
-// Closing idle connections once is not enough: a request under way (a
-// cancellation mcp-go or the Conn sends as the connection ends, say) would
-// leave its keep-alive connection idle for IdleConnTimeout, and a request
-// begun after Close would dial a new one. So after close it refuses new
-// requests without dialing, and when the last request under way is over
-// (its body closed) it closes the idle connections again; from then on
-// the transport closes any connection that becomes idle.
+// Closing idle connections once is not enough: a request under way, or
+// one made after Close (a cancellation sent as the connection ends, an
+// OAuth client's token request), would leave its keep-alive connection
+// idle for IdleConnTimeout. So after close each request asks for its
+// connection to be closed once answered (Connection: close), and when the
+// last request under way is over (its body read or closed) the idle
+// connections are closed again; from then on the transport closes any
+// connection that becomes idle.
 type closingTransport struct {
 	base   *limitTransport
 	mu     sync.Mutex
@@ -460,16 +480,12 @@ type closingTransport struct {
 	busy   int
 }
 
-var errTransportEnded = fmt.Errorf("the connection was closed: %w", ErrClosed)
-
 func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		if req.Body != nil {
-			_ = req.Body.Close() // a RoundTripper closes the body, even on error
-		}
-		return nil, errTransportEnded
+	if t.closed && !req.Close {
+		r := *req // a RoundTripper must not change the request it is given
+		r.Close = true
+		req = &r
 	}
 	t.busy++
 	t.mu.Unlock()
