@@ -119,9 +119,9 @@ func (c *Conn) answerFirst(req transport.JSONRPCRequest) *transport.JSONRPCRespo
 // ElicitDefaults accepts every form with the defaults its schema gives,
 // for unattended runs that must not block on a person. A default outside
 // its own field's type, enum or bounds is not sent (see FormField.Default);
-// a form with a required field that has no usable default is declined,
-// since accepting it would send an incomplete answer. url-mode requests
-// are declined.
+// a form with a required field that has no usable default, or a schema
+// it cannot read, is declined, since accepting it would send an incomplete
+// answer. url-mode requests are declined.
 func ElicitDefaults(_ context.Context, req ElicitationRequest) (ElicitationResponse, error) {
 	if req.Mode == "url" {
 		return ElicitationResponse{Action: ElicitDecline}, nil
