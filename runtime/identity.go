@@ -78,6 +78,7 @@ type bearerKey struct{}
 type bearer struct {
 	token Secret
 	sent  atomic.Bool
+	arg   bool // the token goes in an argument, not a header: CallToken only
 }
 
 func withBearer(ctx context.Context, tok Secret) (context.Context, *bearer) {
@@ -93,11 +94,20 @@ func withBearer(ctx context.Context, tok Secret) (context.Context, *bearer) {
 // is taken to send the token.
 func BearerToken(ctx context.Context) (Secret, bool) {
 	b, ok := ctx.Value(bearerKey{}).(*bearer)
-	if !ok || b.token == "" {
+	if !ok || b.token == "" || b.arg {
 		return "", false
 	}
 	b.sent.Store(true)
 	return b.token, true
+}
+
+// CallToken returns the token a call's identity guard sends (header or argument), for a session
+// layer to scrub from what the server sends outside the result; it does not count as sending it.
+func CallToken(ctx context.Context) (tok Secret, ok bool) {
+	if b, is := ctx.Value(bearerKey{}).(*bearer); is {
+		tok = b.token
+	}
+	return tok, tok != ""
 }
 
 // unsentLogged holds the servers whose unsent identity was logged: once
@@ -157,14 +167,13 @@ func identity(argument string, declared map[string]bool) interceptor {
 					return nil, fmt.Errorf("tool %q: inject identity argument %q: %w (%w)", c.desc.Name, argument, err, ErrNotSent)
 				}
 				c.args = args
+				ctx = context.WithValue(ctx, bearerKey{}, &bearer{token: c.token, arg: true})
 			} else {
 				ctx, b = withBearer(ctx, c.token)
 			}
 			res, err := next(ctx, c)
 			if res != nil {
 				noteUnsent(b, c.server, "tool "+c.desc.Name)
-			}
-			if res != nil {
 				scrubResult(res, c.token)
 			}
 			return res, redactError(err, c.token)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"os"
 	"slices"
@@ -122,14 +123,16 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		opts.AllowEmpty = true
 		// One connection lists the tool (when no manifest has it) and calls
 		// it: servers that count or key state by connection see one client.
-		var extra []mcpgo.Option
+		// The server's log messages and progress go to stderr, a line each
+		// (serverlog.go).
+		extra := []mcpgo.Option{mcpgo.WithLogger(slog.New(&serverLog{w: e.stderr, server: s.ID, red: red}))}
 		switch {
 		case o.elicitDefaults:
-			extra = append(extra, mcpgo.WithElicitation(mcpgo.ElicitDefaults, false))
+			extra = append(extra, mcpgo.WithElicitation(defaultsElicitation(e.stderr, s.ID), false))
 		case isTerminal(os.Stdin) && len(args) > 1:
 			// A person is there to answer (the arguments did not come on
 			// stdin).
-			extra = append(extra, mcpgo.WithElicitation(terminalElicitation(os.Stdin, e.stderr), true))
+			extra = append(extra, mcpgo.WithElicitation(terminalElicitation(os.Stdin, e.stderr, s.ID), true))
 		}
 		sess := snapshot.Open(src, opts, append(extra, auth...)...)
 		defer sess.Close()
@@ -166,9 +169,15 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			}
 		}
 
-		res, err := sess.Conn().CallTool(ctx, tool, rawArgs)
+		res, err := sess.Conn().CallTool(mcpruntime.WithProgress(ctx, progressLine(e.stderr, s.ID, red)), tool, rawArgs)
 		if err != nil {
-			return errors.New(red.Replace(err.Error()))
+			msg := red.Replace(err.Error())
+			if pe := (*mcpruntime.ProtocolError)(nil); errors.As(err, &pe) {
+				// The server's own words: one line, so they cannot pass for
+				// more of mcpgen's.
+				msg = oneLine(msg)
+			}
+			return errors.New(msg)
 		}
 		var out strings.Builder
 		printResult(&out, res)

@@ -180,7 +180,7 @@ func printDrift(w io.Writer, report []serverDrift) {
 		}
 		switch {
 		case r.Error != "":
-			fmt.Fprintf(w, "%s: error: %s\n", r.ID, r.Error)
+			fmt.Fprintf(w, "%s: error: %s\n", r.ID, termText(r.Error, true))
 			continue
 		case len(r.Changes) == 0:
 			fmt.Fprintf(w, "%s: no drift from %s\n", r.ID, r.Manifest)
@@ -206,7 +206,7 @@ func printDrift(w io.Writer, report []serverDrift) {
 			if g == nil {
 				title := c.Kind
 				if c.Name != "" {
-					title += " " + c.Name
+					title += " " + oneLine(c.Name) // the server's, as the pointer and message may be
 				}
 				g = &group{title: title}
 				byKey[k] = g
@@ -220,9 +220,9 @@ func printDrift(w io.Writer, report []serverDrift) {
 			for _, c := range g.changes {
 				where := ""
 				if c.Pointer != "" {
-					where = c.Pointer + ": "
+					where = oneLine(c.Pointer) + ": "
 				}
-				fmt.Fprintf(w, "    %-10s %s%s\n", c.Class, where, c.Message)
+				fmt.Fprintf(w, "    %-10s %s%s\n", c.Class, where, oneLine(c.Message))
 			}
 		}
 		if r.Updated {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -26,8 +28,11 @@ func isTerminal(f *os.File) bool {
 // terminalElicitation answers a server's elicitation by asking the person
 // at the terminal, field by field, offering each field's default (Enter
 // takes it). An empty answer to a field without a default leaves it out;
-// end of input cancels.
-func terminalElicitation(in io.Reader, out io.Writer) mcpgo.ElicitationHandler {
+// end of input cancels. Everything the server wrote is shown with its
+// control characters escaped (termtext.go), its message quoted line by
+// line ("  > "), so nothing it sends can clear, retitle or rewrite the
+// screen or pass for mcpgen's own lines.
+func terminalElicitation(in io.Reader, out io.Writer, server string) mcpgo.ElicitationHandler {
 	var mu sync.Mutex // one question at a time
 	r := bufio.NewReader(in)
 	line := func() (string, error) {
@@ -40,17 +45,12 @@ func terminalElicitation(in io.Reader, out io.Writer) mcpgo.ElicitationHandler {
 	return func(ctx context.Context, req mcpgo.ElicitationRequest) (mcpgo.ElicitationResponse, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(out, "\nThe server asks: %s\n", req.Message)
+		fmt.Fprintf(out, "\nServer %q asks:\n", server)
+		for _, l := range strings.Split(strings.TrimRight(req.Message, "\n"), "\n") {
+			fmt.Fprintf(out, "  > %s\n", oneLine(strings.TrimSuffix(l, "\r")))
+		}
 		if req.Mode == "url" {
-			fmt.Fprintf(out, "  Open %s\n  Continue once done? [y/N] ", req.URL)
-			s, err := line()
-			switch {
-			case err != nil:
-				return mcpgo.ElicitationResponse{Action: mcpgo.ElicitCancel}, nil
-			case strings.EqualFold(s, "y") || strings.EqualFold(s, "yes"):
-				return mcpgo.ElicitationResponse{Action: mcpgo.ElicitAccept}, nil
-			}
-			return mcpgo.ElicitationResponse{Action: mcpgo.ElicitDecline}, nil
+			return askURL(out, line, req.URL), nil
 		}
 		fields, err := mcpgo.FormFields(req.Schema)
 		if err != nil {
@@ -74,7 +74,7 @@ func terminalElicitation(in io.Reader, out io.Writer) mcpgo.ElicitationHandler {
 				}
 				v, err := parseField(f, s)
 				if err != nil {
-					fmt.Fprintf(out, "    %v\n", err)
+					fmt.Fprintf(out, "    %s\n", oneLine(err.Error()))
 					continue
 				}
 				content[f.Name] = v
@@ -93,28 +93,110 @@ func terminalElicitation(in io.Reader, out io.Writer) mcpgo.ElicitationHandler {
 	}
 }
 
+// askURL shows a url-mode request's URL and its host, and asks whether the
+// person finished there. Only https URLs, and http ones on a loopback
+// address, are offered; any other is refused with the reason and declined
+// without asking.
+func askURL(out io.Writer, line func() (string, error), raw string) mcpgo.ElicitationResponse {
+	fmt.Fprintf(out, "  URL:  %s\n", oneLine(raw))
+	u, why := offeredURL(raw)
+	if why != "" {
+		fmt.Fprintf(out, "  Not offered: %s. Declined.\n", why)
+		return mcpgo.ElicitationResponse{Action: mcpgo.ElicitDecline}
+	}
+	fmt.Fprintf(out, "  host: %s\n", shownHost(u.Hostname()))
+	if u.User != nil {
+		fmt.Fprintf(out, "  note: the URL names a user (%s) before the host; the host is the one above\n", oneLine(u.User.Username()))
+	}
+	fmt.Fprint(out, "  Open it in your browser. Continue once done? [y/N] ")
+	s, err := line()
+	switch {
+	case err != nil:
+		return mcpgo.ElicitationResponse{Action: mcpgo.ElicitCancel}
+	case strings.EqualFold(s, "y") || strings.EqualFold(s, "yes"):
+		return mcpgo.ElicitationResponse{Action: mcpgo.ElicitAccept}
+	}
+	return mcpgo.ElicitationResponse{Action: mcpgo.ElicitDecline}
+}
+
+// offeredURL parses raw and says why it is not offered to open, or "".
+func offeredURL(raw string) (*url.URL, string) {
+	const only = "only https URLs, and http ones on a loopback address, are offered"
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "it is not a valid URL"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case scheme == "":
+		return nil, "it is not an absolute URL (" + only + ")"
+	case scheme != "https" && scheme != "http":
+		return nil, fmt.Sprintf("scheme %q (%s)", oneLine(u.Scheme), only)
+	case u.Opaque != "" || u.Hostname() == "":
+		return nil, "it names no host"
+	case scheme == "http" && !loopback(u.Hostname()):
+		return nil, fmt.Sprintf("http to %s, which is not a loopback address (%s)", shownHost(u.Hostname()), only)
+	}
+	return u, ""
+}
+
+// loopback reports whether host is localhost or a loopback address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// shownHost is a host as a person should read it: letters outside ASCII,
+// which may look like ASCII ones, are escaped (\u0430 for a Cyrillic а),
+// and a name in punycode (xn--) is pointed out.
+func shownHost(h string) string {
+	var b strings.Builder
+	ascii := true
+	for _, r := range h {
+		if r < 0x21 || r > 0x7e {
+			ascii = false
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	switch {
+	case !ascii:
+		s += " (not all ASCII: letters may look like others)"
+	case strings.HasPrefix(strings.ToLower(h), "xn--") || strings.Contains(strings.ToLower(h), ".xn--"):
+		s += " (an internationalized name in punycode: check it is the one you expect)"
+	}
+	return s
+}
+
+// describeField is a field's prompt; every part of it is the server's, so
+// it is kept on one line with its controls shown.
 func describeField(f mcpgo.FormField) string {
 	var b strings.Builder
 	name := f.Name
 	if f.Title != "" {
 		name = f.Title
 	}
-	b.WriteString(name)
+	b.WriteString(oneLine(name))
 	var notes []string
 	if f.Type != "" {
-		notes = append(notes, f.Type)
+		notes = append(notes, oneLine(f.Type))
 	}
 	if len(f.Enum) > 0 {
-		notes = append(notes, "one of "+strings.Join(f.Enum, ", "))
+		notes = append(notes, "one of "+oneLine(strings.Join(f.Enum, ", ")))
 	}
 	if f.Description != "" {
-		notes = append(notes, f.Description)
+		notes = append(notes, oneLine(f.Description))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 	}
 	if f.Default != nil {
-		fmt.Fprintf(&b, " [%v]", f.Default)
+		fmt.Fprintf(&b, " [%s]", oneLine(fmt.Sprint(f.Default)))
 	} else if !f.Required {
 		b.WriteString(" [skip]")
 	}

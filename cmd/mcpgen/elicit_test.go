@@ -20,7 +20,7 @@ const form = `{"type":"object","properties":{
 func TestTerminalElicitation(t *testing.T) {
 	in := strings.NewReader("\n\nforty\n42\nretired\ninactive\nno\n\n")
 	var out strings.Builder
-	h := terminalElicitation(in, &out)
+	h := terminalElicitation(in, &out, "crm")
 	res, err := h(context.Background(), mcpgo.ElicitationRequest{Mode: "form", Message: "Who are you?", Schema: json.RawMessage(form)})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestTerminalElicitation(t *testing.T) {
 	if _, ok := res.Content["name"]; ok {
 		t.Errorf("name was answered with Enter: the default is the session layer's to fill, got %v", res.Content["name"])
 	}
-	for _, s := range []string{"The server asks: Who are you?", "Name (string) [John Doe]: ", "    required", "    want an integer", "want one of active, inactive", "Send this answer? [Y/n]"} {
+	for _, s := range []string{"Server \"crm\" asks:\n  > Who are you?\n", "Name (string) [John Doe]: ", "    required", "    want an integer", "want one of active, inactive", "Send this answer? [Y/n]"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("prompt lacks %q:\n%s", s, out.String())
 		}
@@ -45,17 +45,17 @@ func TestTerminalElicitation(t *testing.T) {
 }
 
 func TestTerminalElicitationDeclineAndCancel(t *testing.T) {
-	h := terminalElicitation(strings.NewReader("\n1\n\n\nn\n"), &strings.Builder{})
+	h := terminalElicitation(strings.NewReader("\n1\n\n\nn\n"), &strings.Builder{}, "crm")
 	res, err := h(context.Background(), mcpgo.ElicitationRequest{Mode: "form", Schema: json.RawMessage(form)})
 	if err != nil || res.Action != mcpgo.ElicitDecline {
 		t.Errorf("declined form: %+v, %v", res, err)
 	}
-	h = terminalElicitation(strings.NewReader(""), &strings.Builder{})
+	h = terminalElicitation(strings.NewReader(""), &strings.Builder{}, "crm")
 	res, err = h(context.Background(), mcpgo.ElicitationRequest{Mode: "form", Schema: json.RawMessage(form)})
 	if err != nil || res.Action != mcpgo.ElicitCancel {
 		t.Errorf("end of input: %+v, %v", res, err)
 	}
-	h = terminalElicitation(strings.NewReader("y\n"), &strings.Builder{})
+	h = terminalElicitation(strings.NewReader("y\n"), &strings.Builder{}, "crm")
 	res, err = h(context.Background(), mcpgo.ElicitationRequest{Mode: "url", URL: "https://example.test/consent"})
 	if err != nil || res.Action != mcpgo.ElicitAccept {
 		t.Errorf("url mode: %+v, %v", res, err)

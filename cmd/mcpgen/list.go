@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -204,9 +205,11 @@ func writeListings(w io.Writer, ls []listing) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s: %d %s\n", l.title, len(l.tools), plural(len(l.tools), "tool", "tools"))
+		// Names and pointers come from the server: one line each, controls
+		// shown (termtext.go).
 		width := 0
 		for _, t := range l.tools {
-			width = max(width, len(t.Name))
+			width = max(width, utf8.RuneCountInString(oneLine(t.Name)))
 		}
 		pad := strings.Repeat(" ", width+4)
 		for _, t := range l.tools {
@@ -214,7 +217,8 @@ func writeListings(w io.Writer, ls []listing) {
 			if t.OutputType != "" {
 				out = t.OutputType
 			}
-			fmt.Fprintf(w, "  %-*s  %s(ctx, %s) → %s\n", width, t.Name, t.GoName, t.InputType, out)
+			name := oneLine(t.Name)
+			fmt.Fprintf(w, "  %s%s  %s(ctx, %s) → %s\n", name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), t.GoName, t.InputType, out)
 			a := t.Annotations
 			hint := func(name string, member string, v bool) string {
 				// The destructive and idempotent hints, and so their
@@ -241,7 +245,7 @@ func writeListings(w io.Writer, ls []listing) {
 				fmt.Fprintf(w, "%sidentity argument %q, set by the runtime\n", pad, t.IdentityArgument)
 			}
 			for _, r := range t.Raw {
-				fmt.Fprintf(w, "%sraw JSON: %s %s: %s\n", pad, strings.ToLower(r.Role), r.Pointer, r.Reason)
+				fmt.Fprintf(w, "%sraw JSON: %s %s: %s\n", pad, strings.ToLower(r.Role), oneLine(r.Pointer), oneLine(r.Reason))
 			}
 		}
 	}

@@ -37,6 +37,7 @@ type command struct {
 type env struct {
 	args           []string // positional arguments
 	stdout, stderr io.Writer
+	data           io.Writer // stdout as it is, for a manifest (stdout shows controls escaped)
 }
 
 var commands = map[string]*command{}
@@ -80,6 +81,14 @@ func relSlash(path string) string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// What mcpgen writes may hold what a server sent: control characters
+	// are shown, not acted on (termtext.go). A manifest written to stdout
+	// is data, and goes as encoded.
+	data := stdout
+	tout, terr := &termWriter{w: stdout}, &termWriter{w: stderr}
+	defer tout.Flush()
+	defer terr.Flush()
+	stdout, stderr = tout, terr
 	if len(args) == 0 {
 		printHelp(stderr)
 		return exitUsage
@@ -111,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := do(ctx, &env{args: fs.Args(), stdout: stdout, stderr: stderr})
+	err := do(ctx, &env{args: fs.Args(), stdout: stdout, stderr: stderr, data: data})
 	var ue *usageError
 	var ee *exitError
 	switch {

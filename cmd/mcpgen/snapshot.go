@@ -182,7 +182,7 @@ func (o *snapshotOpts) one(ctx context.Context, e *env, j job) error {
 	}
 	state := "unchanged"
 	if j.path == "-" {
-		if _, err := e.stdout.Write(b); err != nil {
+		if _, err := e.data.Write(b); err != nil {
 			return err
 		}
 		state = "written to stdout"
@@ -197,7 +197,7 @@ func (o *snapshotOpts) one(ctx context.Context, e *env, j job) error {
 	}
 	if !o.quiet {
 		fmt.Fprintf(e.stderr, "%s: protocol %s, %d tools, %d resources, %d templates, %d prompts, %s (%s)\n",
-			s.ID, m.ProtocolVersion, len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts),
+			s.ID, oneLine(m.ProtocolVersion), len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts),
 			time.Since(start).Round(time.Millisecond), state)
 	}
 	return nil

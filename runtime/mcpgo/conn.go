@@ -20,17 +20,36 @@
 // # The client side of the protocol
 //
 // Capabilities are declared only when their handler is given:
-// WithElicitation (form mode, and url mode when asked; defaults from the
-// form's schema fill what the handler leaves out, per SEP-1034;
-// ElicitDefaults and ElicitDeclineAll are ready-made handlers, FormFields
-// lists a form's members for asking a person), WithSampling (the request's
-// messages and model preferences in, the completion out), WithRoots or
-// WithRootsFunc (with Conn.RootsChanged for roots/list_changed).
+// WithElicitation (form mode, and url mode when asked; a request in a mode
+// not declared gets JSON-RPC error -32602 without reaching the handler, or
+// on 2026-07-28 fails the call with it; defaults from the form's schema
+// that fit their field's type, enum and bounds fill what the handler
+// leaves out, per SEP-1034, and no other default is sent; ElicitDefaults
+// and ElicitDeclineAll are ready-made handlers, FormFields and
+// FormDefaults read a form's members), WithSampling (the request's
+// messages and model preferences in, the completion out; at most
+// DefaultSamplingLimit requests at once, WithSamplingLimit, the excess
+// refused at once with an error saying so), WithRoots or WithRootsFunc
+// (with Conn.RootsChanged for roots/list_changed).
 // Notifications: mcpruntime.WithProgress on a call's context sets a
 // progress token and receives notifications/progress; WithLogger takes the
 // server's log messages, levels mapped to slog's, and sends logging/setLevel;
 // Subscribe watches a resource (resources/subscribe, or the listen stream on
-// 2026-07-28); WithNotificationHandler sees every notification. Cancelling a
+// 2026-07-28); WithNotificationHandler sees every notification.
+//
+// Everything a server sends that reaches the program this way (log
+// messages with all their attributes, progress messages, resource-updated
+// URIs, every notification's method and params, elicitation and sampling
+// requests) is scrubbed of the tokens the Conn's calls carried
+// (mcpruntime.CallToken; the last 256 distinct ones, and any a call under
+// way holds) and of every secret the Conn knows of (WithSecrets,
+// WithNamedSecret, header and environment values, the endpoint URL), as
+// written and in their JSON-escaped forms. Close on an HTTP or SSE
+// connection leaves no connection open: a request its transport carries
+// after Close is sent with Connection: close, and idle connections are
+// closed again once the last request under way ends.
+//
+// Cancelling a
 // call's context sends notifications/cancelled where the protocol needs one
 // (stdio, SSE, streamable HTTP before 2026-07-28). WithProtocolVersion pins
 // the version; otherwise server/discover is tried first, and an answer that
@@ -109,6 +128,7 @@ type config struct {
 	elicit         ElicitationHandler
 	elicitURL      bool
 	sample         SamplingHandler
+	sampleLimit    int
 	roots          func(context.Context) ([]Root, error)
 	logger         *slog.Logger
 	wrapRT         []func(http.RoundTripper) http.RoundTripper
@@ -148,9 +168,12 @@ func WithHeaderFunc(f func(context.Context) map[string]string) Option {
 	return func(c *config) { c.headerFunc = f }
 }
 
-// WithSecrets names values that must never appear in an error message or
-// a stderr tail (resolved ${VAR} references, tokens). They show as
-// [redacted].
+// WithSecrets names values that must never appear in an error message, a
+// stderr tail or anything the server sends that reaches the program (log
+// messages with all their attributes, progress messages, resource-updated
+// URIs, notifications, elicitation and sampling requests): resolved
+// ${VAR} references, tokens. They show as [redacted], as written and in
+// their JSON-escaped forms.
 func WithSecrets(values ...string) Option {
 	return func(c *config) {
 		for _, v := range values {
@@ -229,7 +252,9 @@ func WithRawObserver(f func(method string, result json.RawMessage)) Option {
 }
 
 // WithNotificationHandler calls f with every notification the server
-// sends (after the Conn's own handling of tool-list changes).
+// sends (after the Conn's own handling of tool-list changes), its method
+// and params scrubbed of the tokens the Conn's calls carried and of the
+// secrets it knows of (see WithSecrets).
 func WithNotificationHandler(f func(mcp.JSONRPCNotification)) Option {
 	return func(c *config) { c.notify = append(c.notify, f) }
 }
@@ -241,6 +266,7 @@ func newConfig(name string, opts []Option) config {
 		connectTimeout: DefaultConnectTimeout,
 		limit:          DefaultMaxMessageBytes,
 		grace:          2 * time.Second,
+		sampleLimit:    DefaultSamplingLimit,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -307,6 +333,8 @@ type Conn struct {
 
 	progress progressRoutes
 	watch    resourceWatch
+	tokens   tokenMemory // scrubbed from what the server sends (scrub.go)
+	sampling chan struct{}
 }
 
 // link is one connection: a client, its process for stdio, and its end.
@@ -351,7 +379,7 @@ func New(dial func() (transport.Interface, error), opts ...Option) *Conn {
 
 func newConn(cfg config, k kind, dial func(*link) (transport.Interface, error)) *Conn {
 	life, cancel := context.WithCancel(context.Background())
-	return &Conn{cfg: cfg, kind: k, dial: dial, life: life, cancel: cancel}
+	return &Conn{cfg: cfg, kind: k, dial: dial, life: life, cancel: cancel, sampling: make(chan struct{}, cfg.sampleLimit)}
 }
 
 // Stdio returns a Conn that runs command with args as a subprocess speaking
@@ -425,14 +453,88 @@ func SSE(endpoint string, opts ...Option) *Conn {
 // oversized one to the connection.
 func (c *Conn) httpClient(l *link) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
-	// The base transport's, captured before any wrapper: a wrapper need not
-	// pass CloseIdleConnections on, and the connection's sockets must close.
-	base := hc.Transport.(*limitTransport)
-	l.closeIdle = base.CloseIdleConnections
+	// Held under any wrapper: a wrapper need not pass CloseIdleConnections
+	// on, and the connection's sockets must close.
+	ct := &closingTransport{base: hc.Transport.(*limitTransport)}
+	hc.Transport = ct
+	l.closeIdle = ct.close
 	for _, f := range c.cfg.wrapRT {
 		hc.Transport = f(hc.Transport)
 	}
 	return hc
+}
+
+// closingTransport is a connection's HTTP transport, which ends with it.
+// Closing idle connections once is not enough: a request under way, or
+// one made after Close (a cancellation sent as the connection ends, an
+// OAuth client's token request), would leave its keep-alive connection
+// idle for IdleConnTimeout. So after close each request asks for its
+// connection to be closed once answered (Connection: close), and when the
+// last request under way is over (its body read or closed) the idle
+// connections are closed again; from then on the transport closes any
+// connection that becomes idle.
+type closingTransport struct {
+	base   *limitTransport
+	mu     sync.Mutex
+	closed bool
+	busy   int
+}
+
+func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	if t.closed && !req.Close {
+		r := *req // a RoundTripper must not change the request it is given
+		r.Close = true
+		req = &r
+	}
+	t.busy++
+	t.mu.Unlock()
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		t.done()
+		return resp, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: t.done}
+	return resp, nil
+}
+
+func (t *closingTransport) done() {
+	t.mu.Lock()
+	t.busy--
+	last := t.closed && t.busy == 0
+	t.mu.Unlock()
+	if last {
+		t.base.CloseIdleConnections()
+	}
+}
+
+func (t *closingTransport) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.base.CloseIdleConnections()
+}
+
+// doneBody reports, once, that its response is over: read to its end
+// or closed.
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(b.done) // a body read to its end need not be closed
+	}
+	return n, err
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }
 
 // requestHeaders is the per-request header hook of the HTTP transports: the
@@ -540,6 +642,8 @@ func (c *Conn) InitializeResult() *mcp.InitializeResult {
 // link returns the live connection, connecting (once, for every caller
 // waiting) when there is none or the last one ended.
 func (c *Conn) link(ctx context.Context) (*link, error) {
+	// Every request may carry a token the server can echo later.
+	c.tokens.hold(ctx)()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -622,7 +726,7 @@ func (c *Conn) openOnce() (*link, error) {
 		l.cancel()
 		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr, c.cfg.observe), append(c.cfg.clientOptions(), c.cfg.clientOpts...)...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst), append(c.clientOptions(), c.cfg.clientOpts...)...)
 	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
 	// stdio it is the process's), so it is the link's, not a caller's.
@@ -632,20 +736,23 @@ func (c *Conn) openOnce() (*link, error) {
 		return nil, err
 	}
 	cli.OnNotification(func(n mcp.JSONRPCNotification) {
+		// What reaches user code is scrubbed (scrub.go); the routing reads
+		// what the server sent.
+		sn := c.scrubber().notification(n)
 		switch n.Method {
 		case string(mcp.MethodNotificationToolsListChanged):
 			c.forgetTools()
 		case string(mcp.MethodNotificationProgress):
-			c.progress.deliver(n)
+			c.progress.deliver(n, sn)
 		case string(mcp.MethodNotificationResourceUpdated):
-			c.watch.deliver(n)
+			c.watch.deliver(n, sn)
 		case "notifications/message":
 			if c.cfg.logger != nil {
-				c.logMessage(n)
+				c.logMessage(sn)
 			}
 		}
 		for _, f := range c.cfg.notify {
-			f(n)
+			f(sn)
 		}
 	})
 	ctx, stop := life, context.CancelFunc(func() {})
@@ -873,6 +980,7 @@ var errLinkEnded = errors.New("the connection ended")
 
 // CallTool implements mcpruntime.Caller.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
 		return nil, err
@@ -992,6 +1100,7 @@ var (
 // cause tidied and its secrets redacted. what names the request
 // ("tools/list").
 func (c *Conn) Do(ctx context.Context, what string, f func(ctx context.Context, cli *client.Client) error) error {
+	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
 		return err

@@ -78,6 +78,9 @@ func (s *listSink) get() []json.RawMessage {
 type tap struct {
 	transport.Interface
 	observe func(method string, result json.RawMessage)
+	// answer, when it returns a response, answers a server's request in
+	// place of mcp-go's handlers (which can only fail with -32603).
+	answer func(transport.JSONRPCRequest) *transport.JSONRPCResponse
 }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -163,6 +166,15 @@ func withHeaderToolsOnly(resp *transport.JSONRPCResponse) *transport.JSONRPCResp
 // when the inner transport lacks one is what the client does without it.
 
 func (t *tap) SetRequestHandler(h transport.RequestHandler) {
+	if answer := t.answer; answer != nil && h != nil {
+		next := h
+		h = func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			if r := answer(req); r != nil {
+				return r, nil
+			}
+			return next(ctx, req)
+		}
+	}
 	if b, ok := t.Interface.(transport.BidirectionalInterface); ok {
 		b.SetRequestHandler(h)
 	}
@@ -217,8 +229,8 @@ func (t httpTap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) 
 	return resp, err
 }
 
-func wrap(inner transport.Interface, observe func(string, json.RawMessage)) transport.Interface {
-	t := &tap{Interface: inner, observe: observe}
+func wrap(inner transport.Interface, observe func(string, json.RawMessage), answer func(transport.JSONRPCRequest) *transport.JSONRPCResponse) transport.Interface {
+	t := &tap{Interface: inner, observe: observe, answer: answer}
 	if _, ok := inner.(transport.HTTPConnection); ok {
 		_, sse := inner.(*transport.SSE)
 		return httpTap{tap: t, protocol: &atomic.Value{}, sse: sse}
