@@ -92,7 +92,10 @@ func TestLayering(t *testing.T) {
 
 // The runtime stays slim: what a program imports to call tools. The
 // generated-code helpers, the manager and the session layer live in
-// packages of their own.
+// packages of their own. The bound is a tripwire for code that belongs
+// elsewhere, not a budget to squeeze lines into: the security rules the
+// runtime enforces (template values, gated reads, scrubbing) took it past
+// 5,000.
 func TestRuntimeIsSlim(t *testing.T) {
 	lines := 0
 	files, err := filepath.Glob("*.go")
@@ -109,8 +112,8 @@ func TestRuntimeIsSlim(t *testing.T) {
 		}
 		lines += strings.Count(string(b), "\n")
 	}
-	if lines > 5000 {
-		t.Errorf("runtime has %d lines of non-test code, over the 5,000 its design allows", lines)
+	if lines > 5600 {
+		t.Errorf("runtime has %d lines of non-test code, over the 5,600 its design allows", lines)
 	}
 	t.Logf("runtime: %d lines of non-test code", lines)
 }
