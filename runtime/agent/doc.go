@@ -35,7 +35,7 @@
 // of its approvals, in any process sharing the store, fails with
 // ErrPauseUsed before the model is asked. The results of calls that were
 // not gated and the conversation are what the model is told; they are not
-// checked, and are the application's to protect. New refuses two gated
-// tools that one gate cannot tell apart (the same server label and wire
+// checked, and are the application's to protect. New refuses two tools
+// with a gate that it cannot tell apart (the same server label and wire
 // name under two prefixes).
 package agent

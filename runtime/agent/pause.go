@@ -49,12 +49,12 @@ var (
 	// reason or times differ from the pause's copy; or an approval appears
 	// twice, or the pause waits for none. The pause was altered (or is
 	// resumed with other tools or another store); nothing was run.
-	ErrPauseAltered = errors.New("the pause does not match the approval store (it was altered, or is used with other tools or another store)")
+	ErrPauseAltered = errors.New("does not match the approval store (altered, or used with other tools or another store)")
 	// ErrPauseUsed: the pause was already resumed to its end, here or in
 	// another process sharing the approval store, and its results went to
 	// the model then. A pause continues a conversation once; nothing was
 	// run and the model was not asked again.
-	ErrPauseUsed = errors.New("the pause was already resumed; a pause is resumed once")
+	ErrPauseUsed = errors.New("already resumed (a pause is resumed once)")
 )
 
 // PauseError is a pause that could not be read against the store or
@@ -171,7 +171,7 @@ func (s *Set) check(ctx context.Context, p *Pause) ([]waiting, error) {
 			return nil, fmt.Errorf("agent: pause result %d: %w", i, err)
 		}
 		if diff := differences(pa, stored); len(diff) > 0 {
-			return nil, fail(fmt.Sprintf("approval %s: the pause's %s differ from the stored approval's", pa.ID, strings.Join(diff, ", ")), nil)
+			return nil, fail(fmt.Sprintf("approval %s: the pause's copy differs from the store's in %s", pa.ID, strings.Join(diff, ", ")), nil)
 		}
 		out = append(out, waiting{i: i, e: e, stored: stored})
 	}
