@@ -124,7 +124,7 @@ func (s *Toolset) gated(tool string) (*toolCore, error) {
 	if c, ok := t.(interface{ coreOf() *toolCore }); ok && c.coreOf().gate != nil {
 		return c.coreOf(), nil
 	}
-	return nil, fmt.Errorf("toolset: no gated tool %q in the set", tool)
+	return nil, fmt.Errorf("toolset: no tool %q with a gate in the set", tool)
 }
 
 // Gated returns the server label the named tool's approvals are bound to

@@ -111,9 +111,9 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 	}
 	s := &Set{byName: map[string]*entry{}, dialect: d, views: map[string]*view{}}
 	prefixes := map[string]bool{}
-	// gated maps a gated tool's server label and wire name to its entry:
-	// an approval is bound to those, so two such tools would each accept
-	// the other's approvals.
+	// gated maps the server label and wire name of each tool with a gate
+	// to its entry: an approval is bound to those, so two such tools would
+	// each accept the other's approvals.
 	type bound struct{ server, wire string }
 	gated := map[bound]*entry{}
 	for i, src := range sources {
@@ -145,7 +145,7 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 			if server, ok := src.Tools.Gated(wire); ok {
 				k := bound{server, wire}
 				if o, dup := gated[k]; dup {
-					return nil, fmt.Errorf("agent: tools %q and %q are both gated tool %q of server %q, so an approval for one could be resumed through the other: give the servers distinct names (mcpgo.WithName, mcpruntime.WithServerName)", o.name, e.name, wire, server)
+					return nil, fmt.Errorf("agent: tools %q and %q both have a gate and are tool %q of server %q, so an approval for one could be resumed through the other: give the servers distinct names (mcpgo.WithName, mcpruntime.WithServerName)", o.name, e.name, wire, server)
 				}
 				gated[k] = e
 			}

@@ -263,7 +263,7 @@ func TestApprovalBoundToServer(t *testing.T) {
 func TestSetRefusesIndistinctGatedTools(t *testing.T) {
 	g := mcpruntime.NewGate(mcpruntime.NewMemoryStore())
 	_, err := New(DialectJSONSchema, Source{Prefix: "a", Tools: bank(t, "bank", &server{}, g)}, Source{Prefix: "b", Tools: bank(t, "bank", &server{}, g)})
-	if err == nil || !strings.Contains(err.Error(), `are both gated tool "balance" of server "bank"`) || !strings.Contains(err.Error(), "distinct names") {
+	if err == nil || !strings.Contains(err.Error(), `both have a gate and are tool "balance" of server "bank"`) || !strings.Contains(err.Error(), "distinct names") {
 		t.Errorf("New = %v", err)
 	}
 	plain := toolset(t, mcpruntime.NewTool[moveInput, mcpruntime.NoOutput](moveDesc, &server{}, mcpruntime.WithServerName("bank")))
