@@ -52,9 +52,13 @@ func (s ApprovalState) Valid() bool {
 // holds the arguments the call will run with, but never the caller's token:
 // identity is added only when the call is made.
 type Approval struct {
-	ID     string `json:"id"`
-	Tool   string `json:"tool"`
-	Server string `json:"server,omitempty"`
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Server is the label of the server (WithServerName: the registry id
+	// under the manager; or the Caller's Name) and SchemaHash the tool's
+	// Descriptor.SchemaHash: only a tool with all three can resume it.
+	Server     string `json:"server,omitempty"`
+	SchemaHash string `json:"schemaHash,omitempty"`
 	// Args are the call's arguments, identity argument excluded.
 	Args json.RawMessage `json:"args"`
 	// Digest is ArgsDigest(Args). Approve must name it, and a resume checks
@@ -76,6 +80,9 @@ type Approval struct {
 	Started time.Time `json:"started,omitzero"`
 	// Outcome is the execution's result, set in state done.
 	Outcome *Outcome `json:"outcome,omitempty"`
+	// Continued is when a paused agent loop went on with this approval's
+	// result (Toolset.MarkContinued): a pause is resumed once.
+	Continued time.Time `json:"continued,omitzero"`
 }
 
 // Outcome is what the one execution of an approved call produced: the
@@ -186,9 +193,12 @@ var (
 	ErrApprovalPending  = errors.New("not decided yet")
 	ErrApprovalDenied   = errors.New("denied")
 	ErrApprovalExpired  = errors.New("expired before it was decided")
-	// ErrApprovalMismatch: the tool, arguments or principal differ from
-	// what was approved. The call was not made; it needs a new approval.
+	// ErrApprovalMismatch: the tool, server, schema hash, arguments or
+	// principal differ from what was approved. The call was not made; it
+	// needs a new approval.
 	ErrApprovalMismatch = errors.New("does not match the call")
+	// ErrApprovalContinued: a paused loop already went on with its result.
+	ErrApprovalContinued = errors.New("a paused loop was already continued with its result")
 	// ErrOutcomeUnknown: the approved call was started and its outcome was
 	// never recorded (the process running it died, or it is still running
 	// elsewhere). It may have reached the server, so it is not made again.

@@ -116,7 +116,8 @@
 // adapter reads BearerToken in mcp-go's per-request header hook). A tool
 // given WithIdentityArgument(name) gets the token in that argument instead
 // (stdio has no headers): set on every call, overriding any value, and
-// removed from a model's arguments before decoding, together with every
+// removed from a model's arguments before decoding and from a Go caller's
+// encoded Input before the gate, together with every
 // member a server's decoder could bind to it (case folds such as the
 // Kelvin sign for k, snake/camel/kebab spellings; see docs/guards.md). The generator removes
 // the argument from the Input type and the model-facing schema with
@@ -142,8 +143,14 @@
 // (ErrApprovedCallNotSent) from one sent without an answer
 // (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
 // A denied call gives the model a denial
-// as the tool's result. An approval covers its digest and principal only,
-// and pending approvals expire (GateTTL). Stores: MemoryStore, the
+// as the tool's result. An approval covers its tool, server label
+// (WithServerName, or the Caller's Name), schema hash, digest and
+// principal, and a resume through a tool differing in any of them fails
+// with ErrApprovalMismatch; pending approvals expire (GateTTL).
+// Toolset.Approval reads an approval from the store for a tool, so what a
+// person is shown never comes from a copy someone handed over, and
+// Toolset.MarkContinued records once that a paused agent loop went on with
+// its result (runtime/agent resumes a pause once with it). Stores: MemoryStore, the
 // FileStore of package runtime/filestore (one file per approval, atomic
 // writes, flock across processes) and the adapters/postgres module, behind
 // the ApprovalStore interface.

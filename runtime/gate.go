@@ -243,7 +243,7 @@ func (g *Gate) intercept(next handler) handler {
 		}
 		now := g.now()
 		a := &Approval{
-			ID: randomID(), Tool: c.desc.Name, Server: c.server, Args: compact.Bytes(), Digest: digest,
+			ID: randomID(), Tool: c.desc.Name, Server: c.server, SchemaHash: c.desc.SchemaHash, Args: compact.Bytes(), Digest: digest,
 			Principal: c.principal, Why: why, State: StatePending, Created: now, Expires: now.Add(g.ttl),
 		}
 		if err := g.store.Create(ctx, a); err != nil {
@@ -251,6 +251,15 @@ func (g *Gate) intercept(next handler) handler {
 		}
 		return nil, &ApprovalRequiredError{Approval: a}
 	}
+}
+
+// boundTo checks that a was made for the tool desc of server, so that it
+// is never spent on another server's tool of the same name.
+func boundTo(a *Approval, desc *Descriptor, server string) error {
+	if a.Tool == desc.Name && a.Server == server && a.SchemaHash == desc.SchemaHash {
+		return nil
+	}
+	return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q of server %q with schemas %q, not tool %q of server %q with schemas %q", a.Tool, a.Server, a.SchemaHash, desc.Name, server, desc.SchemaHash)}
 }
 
 // binding checks that a approves this very call: the stored arguments
@@ -282,8 +291,8 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 			release      func()
 		)
 		a, err := g.claim(ctx, waiter, id, &release, func(a *Approval) error {
-			if a.Tool != c.desc.Name {
-				return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q, not %q", a.Tool, c.desc.Name)}
+			if err := boundTo(a, c.desc, c.server); err != nil {
+				return err
 			}
 			switch a.effectiveState(now) {
 			case StatePending:

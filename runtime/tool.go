@@ -210,6 +210,9 @@ func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: encode input: %w", t.desc.Name, err)
 	}
+	if t.identityArg != "" { // undeclared members, as for Invoke
+		args = removeArgument(args, t.identityArg, t.declared)
+	}
 	c, err := t.newCall(ctx, args)
 	if err != nil {
 		return err

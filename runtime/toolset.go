@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Invoker is a tool as a language-model loop sees it: a descriptor to
@@ -110,4 +111,73 @@ func (s *Toolset) Resume(ctx context.Context, tool, id string) (ModelResult, err
 		return ModelResult{}, fmt.Errorf("toolset: resume approval %s: tool %q cannot be resumed", id, tool)
 	}
 	return r.ResumeInvoke(ctx, id)
+}
+
+func (t *Tool[I, O]) coreOf() *toolCore { return &t.core }
+
+// gated returns the named tool's core when it is a *Tool with a gate.
+func (s *Toolset) gated(tool string) (*toolCore, error) {
+	t := s.byName[tool]
+	if w, ok := t.(rendered); ok {
+		t = w.Invoker
+	}
+	if c, ok := t.(interface{ coreOf() *toolCore }); ok && c.coreOf().gate != nil {
+		return c.coreOf(), nil
+	}
+	return nil, fmt.Errorf("toolset: no tool %q with a gate in the set", tool)
+}
+
+// Gated returns the server label the named tool's approvals are bound to
+// (WithServerName, or the Caller's Name), and whether it has a gate.
+func (s *Toolset) Gated(tool string) (server string, ok bool) {
+	c, err := s.gated(tool)
+	if err != nil {
+		return "", false
+	}
+	return c.server, true
+}
+
+// Approval returns the stored approval id, expiry applied, if it was made
+// for the named tool: same wire name, server and schema hash (otherwise an
+// error wrapping ErrApprovalMismatch). Show a person this, never a copy
+// handed over by someone else.
+func (s *Toolset) Approval(ctx context.Context, tool, id string) (*Approval, error) {
+	c, err := s.gated(tool)
+	var a *Approval
+	if err == nil {
+		a, err = c.gate.Get(ctx, id)
+	}
+	if err == nil {
+		err = boundTo(a, c.desc, c.server)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// MarkContinued records once, atomically, that a paused agent loop went on
+// with the result of the named tool's decided approval id (runtime/agent's
+// Set.Resume does): a second mark, from any process sharing the store,
+// fails with ErrApprovalContinued. Resume is not affected.
+func (s *Toolset) MarkContinued(ctx context.Context, tool, id string) error {
+	c, err := s.gated(tool)
+	if err != nil {
+		return err
+	}
+	now := c.gate.now()
+	_, err = c.gate.store.Update(ctx, id, func(a *Approval) error {
+		st := a.effectiveState(now)
+		switch err := boundTo(a, c.desc, c.server); {
+		case err != nil:
+			return err
+		case !a.Continued.IsZero():
+			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalContinued, Detail: "at " + a.Continued.UTC().Format(time.RFC3339)}
+		case st == StatePending || st == StateApproved:
+			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalPending}
+		}
+		a.Continued = now
+		return nil
+	})
+	return err
 }

@@ -160,9 +160,13 @@ func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome
 }
 
 // Resume continues a paused loop, in this process or a fresh one: the
-// decided calls are made (each approved one exactly once, however often
-// the pause is resumed) and the conversation goes on. While approvals are
-// undecided it returns the pause again, with nothing sent to the model.
+// decided calls are made (each approved one exactly once) and the
+// conversation goes on. While approvals are undecided it returns the pause
+// again, with nothing sent to the model. A pause is checked against the
+// approval store and continues the conversation once (see
+// agent.Set.Resume): an altered pause is an error wrapping
+// agent.ErrPauseAltered, a second resume one wrapping agent.ErrPauseUsed,
+// and the model is not asked.
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []anthropic.MessageParam
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
 // block is a content block as the Messages API carries it.
@@ -371,8 +373,11 @@ func TestPauseResumeInFreshLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Pause == nil || len(o.Pause.Approvals()) != 1 || o.Pause.Approvals()[0].Tool != "update_deal" {
+	if o.Pause == nil {
 		t.Fatalf("no pause: %+v", o)
+	}
+	if as, err := o.Pause.Approvals(crmtest.Alice(), loop1.Tools); err != nil || len(as) != 1 || as[0].Tool != "update_deal" {
+		t.Fatalf("approvals: %+v, %v", as, err)
 	}
 	if n := crmtest.Notes(t, conn1, "D-2001", note); n != 0 {
 		t.Fatalf("the gated call ran before approval (%d notes)", n)
@@ -399,8 +404,11 @@ func TestPauseResumeInFreshLoop(t *testing.T) {
 	if err != nil || o2.Pause == nil || m.requests() != 1 {
 		t.Fatalf("resume before the decision: %+v, %v (%d requests)", o2, err, m.requests())
 	}
-	a := p.Approvals()[0]
-	if err := gate2.Approve(context.Background(), a.ID, a.Digest); err != nil {
+	as, err := p.Approvals(crmtest.Alice(), s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gate2.Approve(context.Background(), as[0].ID, as[0].Digest); err != nil {
 		t.Fatal(err)
 	}
 	o3, err := loop2.Resume(crmtest.Alice(), p)
@@ -410,9 +418,15 @@ func TestPauseResumeInFreshLoop(t *testing.T) {
 	if o3.Pause != nil || finalText(o3) != "Noted." {
 		t.Errorf("resumed outcome: pause %v, final %q", o3.Pause, finalText(o3))
 	}
-	// The same pause resumed again makes no second call.
-	if res, still, err := s2.Resume(crmtest.Alice(), p); err != nil || still != nil || res[0].IsError {
-		t.Errorf("second resume: %+v, %v, %v", res, still, err)
+	// The same pause resumed again, in this loop or the first process's,
+	// makes no second call and asks the model nothing.
+	for _, l := range []*mcpanthropic.Loop{loop2, loop1} {
+		if o4, err := l.Resume(crmtest.Alice(), p); !errors.Is(err, agent.ErrPauseUsed) || o4 != nil {
+			t.Errorf("second resume: %+v, %v", o4, err)
+		}
+	}
+	if m.requests() != 2 {
+		t.Errorf("%d model requests, want 2", m.requests())
 	}
 	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
 		t.Errorf("the CRM has %d notes %q, want exactly 1", n, note)
@@ -439,7 +453,11 @@ func TestDenialReachesModel(t *testing.T) {
 	if err != nil || o.Pause == nil {
 		t.Fatalf("no pause: %+v, %v", o, err)
 	}
-	if err := gate.Deny(context.Background(), o.Pause.Approvals()[0].ID, "not before the audit"); err != nil {
+	as, err := o.Pause.Approvals(crmtest.Alice(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gate.Deny(context.Background(), as[0].ID, "not before the audit"); err != nil {
 		t.Fatal(err)
 	}
 	o, err = loop.Resume(crmtest.Alice(), crmtest.RoundTrip(t, o.Pause))
@@ -499,5 +517,74 @@ func TestTwoServersNamespaced(t *testing.T) {
 	}
 	if e, w := crmtest.Notes(t, east, "D-2001", "west only"), crmtest.Notes(t, west, "D-2001", "west only"); e != 0 || w != 1 {
 		t.Errorf("notes: east %d, west %d; want 0 and 1", e, w)
+	}
+}
+
+// A stored pause is edited by whoever holds it: sent to the other CRM,
+// shown with another note. The loop refuses both without asking the model,
+// runs the stored one once, and refuses to resume it a second time, so the
+// model never gives a second answer to one pause.
+func TestAlteredOrRepeatedPauseRefused(t *testing.T) {
+	eastURL, westURL := crmtest.Server(t), crmtest.Server(t)
+	dir := t.TempDir()
+	const note = "East, once."
+	m, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "east__update_deal", `{"deal_id":"D-2001","note":"`+note+`"}`)}
+		},
+		func(t *testing.T, req *request) []block { return text("Moved.") },
+		func(t *testing.T, req *request) []block { return text("Moved (again).") })
+	newSet := func() (*agent.Set, *mcpruntime.Gate, *mcpgo.Conn, *mcpgo.Conn) {
+		g := crmtest.FileGate(t, dir)
+		east, west := crmtest.NamedConn(t, eastURL, "crm-east"), crmtest.NamedConn(t, westURL, "crm-west")
+		return set(t, agent.Source{Prefix: "east", Tools: crmtest.Toolset(t, east, g)}, agent.Source{Prefix: "west", Tools: crmtest.Toolset(t, west, g)}), g, east, west
+	}
+	s1, gate, east, west := newSet()
+	loop := newLoop(t, svc, s1, false)
+	o, err := loop.Run(crmtest.Alice(), ask("Note it in the east."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	stored, _ := json.Marshal(o.Pause)
+	as, err := o.Pause.Approvals(crmtest.Alice(), s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gate.Approve(context.Background(), as[0].ID, as[0].Digest); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"to the west":  {`"name":"east__update_deal"`, `"name":"west__update_deal"`},
+		"another note": {`"note":"` + note + `"`, `"note":"typo fix"`},
+	} {
+		b := bytes.Replace(stored, []byte(edit[0]), []byte(edit[1]), 1)
+		if bytes.Equal(b, stored) {
+			t.Fatalf("%s: nothing edited in %s", name, stored)
+		}
+		p, err := agent.ParsePause(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, err := loop.Resume(crmtest.Alice(), p); !errors.Is(err, agent.ErrPauseAltered) || o != nil {
+			t.Errorf("%s: resume = %+v, %v", name, o, err)
+		}
+	}
+	if e, w := crmtest.Notes(t, east, "D-2001", note), crmtest.Notes(t, west, "D-2001", note); e != 0 || w != 0 || m.requests() != 1 {
+		t.Fatalf("after the altered resumes: notes east %d, west %d, %d model requests", e, w, m.requests())
+	}
+	p, _ := agent.ParsePause(stored)
+	if o, err := loop.Resume(crmtest.Alice(), p); err != nil || finalText(o) != "Moved." {
+		t.Fatalf("resume = %+v, %v", o, err)
+	}
+	// Retried, here or in another process: an error, not a second answer.
+	s2, _, _, _ := newSet()
+	for _, l := range []*mcpanthropic.Loop{loop, newLoop(t, svc, s2, true)} {
+		p, _ := agent.ParsePause(stored)
+		if o, err := l.Resume(crmtest.Alice(), p); !errors.Is(err, agent.ErrPauseUsed) || o != nil {
+			t.Errorf("retried resume = %+v, %v", o, err)
+		}
+	}
+	if e, w := crmtest.Notes(t, east, "D-2001", note), crmtest.Notes(t, west, "D-2001", note); e != 1 || w != 0 || m.requests() != 2 {
+		t.Errorf("notes east %d, west %d, %d model requests; want 1, 0, 2", e, w, m.requests())
 	}
 }

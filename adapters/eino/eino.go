@@ -4,7 +4,10 @@
 // interrupt, so Eino's own checkpoint-and-resume (a Runner or a graph
 // with a CheckPointStore) carries the pause: resuming the interrupt after
 // a person's decision makes the approved call exactly once (the gate's
-// guarantee), or tells the model of the denial.
+// guarantee), or tells the model of the denial. The interrupt's state is
+// checked against the approval store like an agent.Pause, and continues the
+// run once: resuming the same checkpoint again fails with an error
+// wrapping agent.ErrPauseUsed.
 package mcpeino
 
 import (
@@ -23,15 +26,22 @@ import (
 )
 
 // ApprovalInfo is the interrupt's info for a gated call: what a person is
-// shown (InterruptCtx.Info). Approve with Gate.Approve(ID, Digest).
+// shown (InterruptCtx.Info). Approve with Gate.Approve(ID, Digest). It is
+// also the interrupt's state, so it travels in Eino's checkpoints; like an
+// agent.Pause it is checked against the approval store when the call is
+// resumed (an altered copy is an error wrapping agent.ErrPauseAltered),
+// and the info of a repeated interrupt is read from the store.
 type ApprovalInfo struct {
-	ID        string
-	Tool      string
-	Args      string
-	Digest    string
-	Principal string
-	Why       string
-	Expires   time.Time
+	ID         string
+	Tool       string
+	Server     string
+	SchemaHash string
+	Args       string
+	Digest     string
+	Principal  string
+	Why        string
+	Created    time.Time
+	Expires    time.Time
 }
 
 func init() {
@@ -79,27 +89,40 @@ func (x *invokable) InvokableRun(ctx context.Context, args string, _ ...tool.Opt
 		}
 		return text(r), nil
 	}
-	again := func() error {
-		return tool.StatefulInterrupt(ctx, st, st)
+	// The checkpoint is as trusted as a pause: the one-call pause it makes
+	// is checked against the store, and interrupts again with the store's
+	// copy.
+	p := &agent.Pause{Version: agent.PauseVersion, Results: []agent.Result{{CallID: id, Name: x.name, Pending: st.approval()}}}
+	again := func(a *mcpruntime.Approval) error {
+		info := infoOf(a)
+		return tool.StatefulInterrupt(ctx, info, info)
 	}
 	if target, _, _ := tool.GetResumeContext[any](ctx); !target {
-		return "", again()
+		as, err := p.Approvals(ctx, x.set)
+		if err != nil {
+			return "", err
+		}
+		return "", again(as[0])
 	}
-	p := &agent.Pause{Version: agent.PauseVersion, Results: []agent.Result{{
-		CallID: id, Name: x.name, Pending: &mcpruntime.Approval{ID: st.ID, Tool: st.Tool},
-	}}}
 	res, still, err := x.set.Resume(ctx, p)
 	if err != nil {
 		return "", err
 	}
 	if still != nil {
-		return "", again()
+		return "", again(still.Results[0].Pending)
 	}
 	return text(res[0]), nil
 }
 
 func infoOf(a *mcpruntime.Approval) *ApprovalInfo {
-	return &ApprovalInfo{ID: a.ID, Tool: a.Tool, Args: string(a.Args), Digest: a.Digest, Principal: a.Principal, Why: a.Why, Expires: a.Expires}
+	return &ApprovalInfo{ID: a.ID, Tool: a.Tool, Server: a.Server, SchemaHash: a.SchemaHash, Args: string(a.Args), Digest: a.Digest,
+		Principal: a.Principal, Why: a.Why, Created: a.Created, Expires: a.Expires}
+}
+
+// approval is the info as the approval it copies, for agent.Set to check.
+func (i *ApprovalInfo) approval() *mcpruntime.Approval {
+	return &mcpruntime.Approval{ID: i.ID, Tool: i.Tool, Server: i.Server, SchemaHash: i.SchemaHash, Args: json.RawMessage(i.Args), Digest: i.Digest,
+		Principal: i.Principal, Why: i.Why, Created: i.Created, Expires: i.Expires}
 }
 
 // text is a result for a model that reads tool results as text: Eino's

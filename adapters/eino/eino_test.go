@@ -3,6 +3,7 @@ package mcpeino_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -235,6 +236,20 @@ func drain(t *testing.T, it *adk.AsyncIterator[*adk.AgentEvent]) outcome {
 	}
 }
 
+// drainErr drains a run that must fail, returning its error.
+func drainErr(it *adk.AsyncIterator[*adk.AgentEvent]) error {
+	var err error
+	for {
+		ev, ok := it.Next()
+		if !ok {
+			return err
+		}
+		if ev.Err != nil {
+			err = ev.Err
+		}
+	}
+}
+
 func newSet(t *testing.T, sources ...agent.Source) *agent.Set {
 	t.Helper()
 	s, err := agent.New(agent.DialectJSONSchema, sources...)
@@ -343,6 +358,16 @@ func TestInterruptResumedByCheckpointOnce(t *testing.T) {
 	}
 	if o3 := drain(t, it); o3.final != "Noted." || len(o3.interrupts) != 0 {
 		t.Fatalf("resumed: %+v", o3)
+	}
+	// The checkpoint resumed again, from the copy of another process: the
+	// tool refuses, and the model is not asked a second time.
+	r3 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.Conn(t, url), crmtest.FileGate(t, dir))}), crmtest.RoundTrip(t, store2))
+	it, err = r3.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := drainErr(it); !errors.Is(err, agent.ErrPauseUsed) || h.model.requests() != 2 {
+		t.Errorf("second resume: %v, %d model requests", err, h.model.requests())
 	}
 	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
 		t.Errorf("the CRM has %d notes, want exactly 1", n)

@@ -133,7 +133,9 @@ func (l *Loop) Run(ctx context.Context, msgs []openai.ChatCompletionMessageParam
 
 // Resume continues a paused loop, in this process or a fresh one (see
 // agent.Set.Resume); while approvals are undecided it returns the pause
-// again, with nothing sent to the model.
+// again, with nothing sent to the model. An altered pause (an error
+// wrapping agent.ErrPauseAltered) and a pause already resumed
+// (agent.ErrPauseUsed) send nothing either.
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []openai.ChatCompletionMessageParamUnion
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {

@@ -3,6 +3,7 @@ package mcpopenai_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -353,7 +354,11 @@ func TestPauseResumeInFreshLoop(t *testing.T) {
 	if o, err := loop2.Resume(crmtest.Alice(), p); err != nil || o.Pause == nil || m.requests() != 1 {
 		t.Fatalf("undecided resume: %+v, %v", o, err)
 	}
-	a := p.Approvals()[0]
+	as, err := p.Approvals(crmtest.Alice(), s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := as[0]
 	if err := gate2.Approve(context.Background(), a.ID, a.Digest); err != nil {
 		t.Fatal(err)
 	}
@@ -361,8 +366,11 @@ func TestPauseResumeInFreshLoop(t *testing.T) {
 	if err != nil || final(o) != "Noted." {
 		t.Fatalf("resumed: %+v, %v", o, err)
 	}
-	if _, still, err := s2.Resume(crmtest.Alice(), p); err != nil || still != nil {
-		t.Errorf("second resume: %v, %v", still, err)
+	// A pause is resumed once: again, it is an error and the model is not
+	// asked.
+	before := m.requests()
+	if o, err := loop2.Resume(crmtest.Alice(), p); !errors.Is(err, agent.ErrPauseUsed) || o != nil || m.requests() != before {
+		t.Errorf("second resume: %+v, %v", o, err)
 	}
 	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
 		t.Errorf("the CRM has %d notes, want exactly 1", n)
@@ -394,7 +402,11 @@ func TestDenialAndInvalidArguments(t *testing.T) {
 	if err != nil || o.Pause == nil {
 		t.Fatalf("no pause: %+v, %v", o, err)
 	}
-	if err := gate.Deny(context.Background(), o.Pause.Approvals()[0].ID, "ask finance"); err != nil {
+	as, err := o.Pause.Approvals(crmtest.Alice(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gate.Deny(context.Background(), as[0].ID, "ask finance"); err != nil {
 		t.Fatal(err)
 	}
 	if o, err = loop.Resume(crmtest.Alice(), crmtest.RoundTrip(t, o.Pause)); err != nil || final(o) != "OK." {

@@ -156,7 +156,9 @@ func (l *ResponsesLoop) run(ctx context.Context, prev string, input responses.Re
 
 // Resume continues a paused ResponsesLoop, in this process or a fresh one;
 // while approvals are undecided it returns the pause again, with nothing
-// sent to the model.
+// sent to the model. An altered pause (an error wrapping
+// agent.ErrPauseAltered) and a pause already resumed (agent.ErrPauseUsed)
+// send nothing either.
 func (l *ResponsesLoop) Resume(ctx context.Context, p *agent.Pause) (*ResponsesOutcome, error) {
 	var st responsesState
 	if err := json.Unmarshal(p.Conversation, &st); err != nil || st.PreviousResponseID == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -193,7 +194,11 @@ func TestResponsesLoop(t *testing.T) {
 	if o, err := loop2.Resume(crmtest.Alice(), p); err != nil || o.Pause == nil || m.requests() != 1 {
 		t.Fatalf("undecided resume: %+v, %v", o, err)
 	}
-	a := p.Approvals()[0]
+	as, err := p.Approvals(crmtest.Alice(), s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := as[0]
 	if err := gate2.Approve(context.Background(), a.ID, a.Digest); err != nil {
 		t.Fatal(err)
 	}
@@ -201,8 +206,11 @@ func TestResponsesLoop(t *testing.T) {
 	if err != nil || o.Final == nil || o.Final.OutputText() != "Charted and noted." {
 		t.Fatalf("resumed: %+v, %v", o, err)
 	}
-	if _, still, err := s2.Resume(crmtest.Alice(), p); err != nil || still != nil {
-		t.Errorf("second resume: %v, %v", still, err)
+	// A pause is resumed once: again, it is an error and the model is not
+	// asked.
+	before := m.requests()
+	if o, err := loop2.Resume(crmtest.Alice(), p); !errors.Is(err, agent.ErrPauseUsed) || o != nil || m.requests() != before {
+		t.Errorf("second resume: %+v, %v", o, err)
 	}
 	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
 		t.Errorf("the CRM has %d notes, want exactly 1", n)

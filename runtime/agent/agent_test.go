@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -210,8 +211,12 @@ func TestPauseResumesOnce(t *testing.T) {
 	s, gate := newSet()
 	ctx := context.Background()
 	res, p, err := s.DispatchAll(ctx, []Call{{ID: "1", Name: "write", Arguments: json.RawMessage(`{"note":"x"}`)}, {ID: "2", Name: "read"}})
-	if err != nil || res != nil || p == nil || len(p.Approvals()) != 1 || c.n.Load() != 1 {
+	if err != nil || res != nil || p == nil || c.n.Load() != 1 {
 		t.Fatalf("DispatchAll = %v, %+v, %v (calls %d)", res, p, err, c.n.Load())
+	}
+	as, err := p.Approvals(ctx, s)
+	if err != nil || len(as) != 1 {
+		t.Fatalf("approvals = %v, %v", as, err)
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -223,15 +228,20 @@ func TestPauseResumesOnce(t *testing.T) {
 	if res, still, err := s2.Resume(ctx, p2); err != nil || res != nil || still == nil || c.n.Load() != 1 {
 		t.Fatalf("undecided resume = %v, %v, %v", res, still, err)
 	}
-	a := p.Approvals()[0]
+	a := as[0]
 	if err := gate.Approve(ctx, a.ID, a.Digest); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	p3, _ := ParsePause(b)
+	res, still, err := s2.Resume(ctx, p3)
+	if err != nil || still != nil || len(res) != 2 || res[0].Text != "done write" || res[1].Text != "done read" || res[0].CallID != "1" {
+		t.Fatalf("resume = %+v, %v, %v", res, still, err)
+	}
+	// A pause is resumed once: later resumes hand nothing to the model.
+	for range 2 {
 		p3, _ := ParsePause(b)
-		res, still, err := s2.Resume(ctx, p3)
-		if err != nil || still != nil || len(res) != 2 || res[0].Text != "done write" || res[1].Text != "done read" || res[0].CallID != "1" {
-			t.Fatalf("resume = %+v, %v, %v", res, still, err)
+		if res, still, err := s2.Resume(ctx, p3); !errors.Is(err, ErrPauseUsed) || res != nil || still != nil {
+			t.Fatalf("resume again = %+v, %v, %v", res, still, err)
 		}
 	}
 	if n := c.n.Load(); n != 2 {

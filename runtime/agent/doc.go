@@ -13,7 +13,29 @@
 //     content parts (text, images, resource links) for an adapter to map.
 //   - A gated call is not a failure but a state: Dispatch reports it as
 //     Pending, and a loop that meets one stops with a Pause, a JSON value
-//     that can be stored, shown to a person and resumed later, in another
-//     process too. Set.Resume makes each approved call exactly once (the
-//     gate's guarantee) and a denied one gives the model the denial text.
+//     that can be stored and resumed later, in another process too.
+//     Set.Resume makes each approved call exactly once (the gate's
+//     guarantee) and a denied one gives the model the denial text.
+//
+// A pause is held by the application, possibly somewhere it does not
+// control, so nothing in it is believed. Pause.Approvals and Set.Resume
+// read every approval a pending result names from the store, through the
+// tool the result names: the approval must have been made for that tool
+// (same wire name, server label and schema hash: an approval for one
+// server's tool cannot be resumed through another's), and the pause's copy
+// must agree with the store on its tool, server, schema hash, arguments,
+// digest, principal, reason, creation and expiry, or the pause is refused
+// with ErrPauseAltered and nothing runs. Show a person what Pause.Approvals
+// returns, which is the store's copy, never the pause's. An approval may
+// appear once, and a pause must wait for at least one. The resume runs as
+// the context's principal, which the gate checks against the approval's.
+// A pause continues the conversation once: when its approvals are all
+// decided, Set.Resume records in the store that each was continued (a
+// compare-and-swap), and a later resume of it, or of any pause holding one
+// of its approvals, in any process sharing the store, fails with
+// ErrPauseUsed before the model is asked. The results of calls that were
+// not gated and the conversation are what the model is told; they are not
+// checked, and are the application's to protect. New refuses two tools
+// with a gate that it cannot tell apart (the same server label and wire
+// name under two prefixes).
 package agent

@@ -86,6 +86,7 @@ func checkPrefix(p string) error {
 // entry is one tool of a Set.
 type entry struct {
 	name   string // model-facing
+	wire   string
 	source int
 	tool   mcpruntime.Invoker
 	ts     *mcpruntime.Toolset
@@ -110,6 +111,11 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 	}
 	s := &Set{byName: map[string]*entry{}, dialect: d, views: map[string]*view{}}
 	prefixes := map[string]bool{}
+	// gated maps the server label and wire name of each tool with a gate
+	// to its entry: an approval is bound to those, so two such tools would
+	// each accept the other's approvals.
+	type bound struct{ server, wire string }
+	gated := map[bound]*entry{}
 	for i, src := range sources {
 		if src.Tools == nil {
 			return nil, fmt.Errorf("agent: source %d has no toolset", i)
@@ -132,9 +138,16 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 		}
 		for _, wire := range src.Tools.Names() {
 			t, _ := src.Tools.Lookup(wire)
-			e := &entry{name: modelName(src.Prefix, wire), source: i, tool: t, ts: src.Tools}
+			e := &entry{name: modelName(src.Prefix, wire), wire: wire, source: i, tool: t, ts: src.Tools}
 			if o, dup := s.byName[e.name]; dup {
 				return nil, fmt.Errorf("agent: tools %q and %q would both be named %q for the model", o.tool.Descriptor().Name, wire, e.name)
+			}
+			if server, ok := src.Tools.Gated(wire); ok {
+				k := bound{server, wire}
+				if o, dup := gated[k]; dup {
+					return nil, fmt.Errorf("agent: tools %q and %q both have a gate and are tool %q of server %q, so an approval for one could be resumed through the other: give the servers distinct names (mcpgo.WithName, mcpruntime.WithServerName)", o.name, e.name, wire, server)
+				}
+				gated[k] = e
 			}
 			v, err := project(t.Descriptor().InputSchema, d)
 			if err != nil {

@@ -37,6 +37,10 @@ type heldCaller struct {
 	release chan struct{}
 }
 
+// Name is the Conn's: the approval is bound to the server's label, and
+// this is the same server.
+func (h heldCaller) Name() string { return h.Caller.(*mcpgo.Conn).Name() }
+
 func (h heldCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
 	close(h.started)
 	<-h.release

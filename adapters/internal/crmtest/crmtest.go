@@ -83,9 +83,13 @@ func Server(t testing.TB) string {
 }
 
 // Conn connects to a CRM server endpoint.
-func Conn(t testing.TB, url string) *mcpgo.Conn {
+func Conn(t testing.TB, url string) *mcpgo.Conn { return NamedConn(t, url, "crm") }
+
+// NamedConn connects to a CRM server endpoint under a server label of its
+// own (approvals are bound to it: two gated servers need two labels).
+func NamedConn(t testing.TB, url, name string) *mcpgo.Conn {
 	t.Helper()
-	c := mcpgo.StreamableHTTP(url, mcpgo.WithName("crm"))
+	c := mcpgo.StreamableHTTP(url, mcpgo.WithName(name))
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

@@ -116,8 +116,14 @@ func run(ctx context.Context, w io.Writer, msgs anthropic.MessageService, model 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n-- paused: %d call(s) wait for approval (pause state: %d bytes of JSON)\n", len(o.Pause.Approvals()), len(stored))
-		for _, a := range o.Pause.Approvals() {
+		// What a person is shown comes from the approval store, checked
+		// against the pause.
+		as, err := o.Pause.Approvals(ctx, loop.Tools)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\n-- paused: %d call(s) wait for approval (pause state: %d bytes of JSON)\n", len(as), len(stored))
+		for _, a := range as {
 			fmt.Fprintf(w, "   %s %s for %s: %s\n", a.Tool, a.Args, a.Principal, a.Why)
 			if approve {
 				fmt.Fprintln(w, "   a person approves it")
@@ -142,6 +148,7 @@ func run(ctx context.Context, w io.Writer, msgs anthropic.MessageService, model 
 		if o, err = fresh.Resume(ctx, p); err != nil {
 			return err
 		}
+		loop = fresh
 	}
 	d, err := crmapi.NewGetDeal(conn).Call(ctx, crmapi.GetDealInput{DealID: "D-2001"})
 	if err != nil {
