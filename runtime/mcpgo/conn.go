@@ -433,14 +433,14 @@ func SSE(endpoint string, opts ...Option) *Conn {
 // httpClient is the HTTP client of one connection to endpoint: guarded
 // when a network policy asks for it, always capping response messages and
 // reporting an oversized one to the connection, and never sending plain
-// http to the host of an https endpoint.
+// http to the host (and port) of an https endpoint.
 func (c *Conn) httpClient(l *link, endpoint string) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
 	// The base transport's, captured before any wrapper: a wrapper need not
 	// pass CloseIdleConnections on, and the connection's sockets must close.
 	base := hc.Transport.(*limitTransport)
 	if u, err := url.Parse(endpoint); err == nil && strings.EqualFold(u.Scheme, "https") {
-		base.tlsHost = u.Hostname()
+		base.tlsHost = u.Host
 	}
 	l.closeIdle = base.CloseIdleConnections
 	for _, f := range c.cfg.wrapRT {

@@ -199,14 +199,15 @@ type limitTransport struct {
 	limit      int64
 	server     string
 	onTooLarge func(error)
-	// tlsHost, when set, is the host of an https connection: nothing is
-	// sent to it over plain http (an SSE endpoint event may name an http
-	// URL on the same host).
+	// tlsHost, when set, is the host (and port, as written) of an https
+	// endpoint: nothing is sent to it over plain http. An SSE endpoint
+	// event may name an http URL with the same host, which is all mcp-go
+	// checks.
 	tlsHost string
 }
 
 func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.tlsHost != "" && !strings.EqualFold(req.URL.Scheme, "https") && strings.EqualFold(req.URL.Hostname(), t.tlsHost) {
+	if t.tlsHost != "" && !strings.EqualFold(req.URL.Scheme, "https") && strings.EqualFold(req.URL.Host, t.tlsHost) {
 		if req.Body != nil {
 			req.Body.Close()
 		}

@@ -249,7 +249,7 @@ func TestRedirectCredentialsPolicy(t *testing.T) {
 	// The same host over plain http is refused even without a redirect on
 	// a connection whose endpoint is https (an SSE endpoint event may name
 	// one).
-	c.Transport.(*limitTransport).tlsHost = "127.0.0.1"
+	c.Transport.(*limitTransport).tlsHost = strings.TrimPrefix(plain.URL, "http://")
 	if err := post(plain.URL + "/mcp"); err == nil || !errors.Is(err, manager.ErrNotSent) {
 		t.Errorf("plain http on an https connection: %v", err)
 	}
