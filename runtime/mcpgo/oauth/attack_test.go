@@ -337,3 +337,70 @@ func TestHeadlessStepUpNeedsAllowedScopes(t *testing.T) {
 		}
 	}
 }
+
+// Every token the client holds is in Secrets, the one it fetched after the
+// server refused the first included; a connection given them as a secret
+// source scrubs them from errors that echo them.
+func TestSecretsHoldRenewedTokens(t *testing.T) {
+	as := oauthtest.New(ca, canarySecret, canaryToken)
+	defer as.Close()
+	as.Intercept = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if !bytes.Contains(body, []byte(`"tools/call"`)) {
+			return false
+		}
+		// A careless server quotes the request in its error.
+		http.Error(w, "refused: "+r.Header.Get("Authorization"), http.StatusBadRequest)
+		return true
+	}
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
+	ctx := context.Background()
+	if err := c.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := c.Token(ctx)
+	as.Expire() // the next request is refused and the token refreshed
+	for _, scrub := range []bool{false, true} {
+		opts := []mcpgo.Option{mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper)}
+		if scrub {
+			opts = append(opts, mcpgo.WithSecretSource(c.Secrets))
+		}
+		conn := mcpgo.StreamableHTTP(as.MCPURL, opts...)
+		_, err := conn.CallTool(ctx, "ping", nil)
+		conn.Close()
+		now, _ := c.Token(ctx)
+		if now == first {
+			t.Fatal("the token was not renewed: the test shows nothing")
+		}
+		if !slices.Contains(c.Secrets(), string(now)) || !slices.Contains(c.Secrets(), string(first)) || !slices.Contains(c.Secrets(), canarySecret) {
+			t.Errorf("Secrets lacks a token or the secret")
+		}
+		if err == nil {
+			t.Fatal("the call succeeded")
+		}
+		if shows := strings.Contains(err.Error(), canaryToken); shows == scrub {
+			t.Errorf("scrubbed %v: %v", scrub, err)
+		}
+		as.Expire()
+	}
+}
+
+// The development exception: a plain-http server and authorization server
+// on loopback work with AllowLoopbackHTTP only.
+func TestLoopbackHTTPException(t *testing.T) {
+	as := oauthtest.New(nil, canarySecret, canaryToken)
+	defer as.Close()
+	if _, err := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}); err == nil || !strings.Contains(err.Error(), "AllowLoopbackHTTP") {
+		t.Errorf("without the exception: %v", err)
+	}
+	c, err := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless, AllowLoopbackHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
+		t.Errorf("with the exception: %v", err)
+	}
+	// Not for another host: http://localhost.example is no loopback.
+	if _, err := oauth.New("http://mcp.example.com/mcp", oauth.Config{AllowLoopbackHTTP: true}); err == nil {
+		t.Error("plain http to a non-loopback host was accepted")
+	}
+}

@@ -275,9 +275,11 @@ func (c *Client) loadLocked() {
 }
 
 // RoundTripper wraps base (the connection's transport, under its SSRF
-// guard and message cap) so requests carry this client's token; the
-// authorization server is reached through base too. It is the function
-// mcpgo.WithRoundTripper takes.
+// guard and message cap) so requests to the server's origin carry this
+// client's token; the authorization server is reached through base too.
+// It is the function mcpgo.WithRoundTripper takes; give the connection
+// mcpgo.WithSecretSource(c.Secrets) as well, so the tokens are scrubbed
+// from its errors.
 func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	c.mu.Lock()
 	c.base = base
