@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +38,13 @@ type Auth struct {
 	// Grant is GrantAuthorizationCode (default) or GrantClientCredentials.
 	Grant  string
 	Scopes []string
+	// AllowedScopes, when set, caps the scopes ever requested (key
+	// allowedScopes): the server's choice is cut down to them, and a
+	// step-up for another scope is not made.
+	AllowedScopes []string
+	// AllowLoopbackHTTP accepts plain http for a loopback host, for the
+	// server's URL and the authorization server's (key allowLoopbackHttp).
+	AllowLoopbackHTTP bool
 	// RedirectPort is the 127.0.0.1 port mcpgen auth login listens on (0:
 	// any free port).
 	RedirectPort int
@@ -49,9 +58,12 @@ const (
 )
 
 var (
-	authKeys    = []string{"clientId", "clientSecret", "clientMetadataUrl", "method", "privateKey", "privateKeyFile", "signingAlg", "grant", "scopes", "redirectPort"}
+	authKeys = []string{"clientId", "clientSecret", "clientMetadataUrl", "method", "privateKey", "privateKeyFile", "signingAlg", "grant", "scopes",
+		"allowedScopes", "allowLoopbackHttp", "redirectPort"}
 	authMethods = []string{"client_secret_basic", "client_secret_post", "none", "private_key_jwt"}
 	secretRefRE = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+	// scopeRE is an OAuth scope token (RFC 6749 section 3.3).
+	scopeRE = regexp.MustCompile(`^[\x21\x23-\x5B\x5D-\x7E]+$`)
 )
 
 func (d *decoder) auth(f field, p string, s *Server) *Auth {
@@ -118,12 +130,44 @@ func (d *decoder) auth(f field, p string, s *Server) *Auth {
 		}
 		a.Grant = v
 	}
-	if g, ok := fs["scopes"]; ok {
-		a.Scopes = d.strList(g.val, g.path)
-		if a.Scopes == nil {
-			a.Scopes = []string{}
+	scopes := func(key string) ([]string, *yaml.Node) {
+		g, ok := fs[key]
+		if !ok {
+			return nil, nil
+		}
+		list := d.strList(g.val, g.path)
+		if list == nil {
+			return []string{}, g.val
+		}
+		for i, sc := range list {
+			at := fmt.Sprintf("%s[%d]", g.path, i)
+			switch {
+			case !scopeRE.MatchString(sc):
+				d.errorf(g.val.Content[i], at, "%q is not a scope (one word of printable ASCII, no quote or backslash)", sc)
+			case slices.Index(list, sc) < i:
+				d.errorf(g.val.Content[i], at, "scope %q listed twice", sc)
+			}
+		}
+		return list, g.val
+	}
+	var scopesNode *yaml.Node
+	a.Scopes, scopesNode = scopes("scopes")
+	a.AllowedScopes, _ = scopes("allowedScopes")
+	if a.AllowedScopes != nil {
+		for i, sc := range a.Scopes {
+			if !slices.Contains(a.AllowedScopes, sc) {
+				d.errorf(scopesNode.Content[i], fmt.Sprintf("%s[%d]", join(p, "scopes"), i), "scope %q is not in allowedScopes", sc)
+			}
 		}
 	}
+	if g, ok := fs["allowLoopbackHttp"]; ok {
+		if g.val.Kind == yaml.ScalarNode && g.val.ShortTag() == "!!bool" {
+			a.AllowLoopbackHTTP = strings.EqualFold(g.val.Value, "true")
+		} else {
+			d.errorf(g.val, g.path, "expected true or false, found %s", describe(g.val))
+		}
+	}
+	d.authURL(s, a)
 	if g, ok := fs["redirectPort"]; ok {
 		if v, ok := d.integer(g.val, g.path); ok {
 			if v < 0 || v > 65535 {
@@ -142,6 +186,36 @@ func (d *decoder) auth(f field, p string, s *Server) *Auth {
 		d.errorf(f.val, p, "method private_key_jwt needs privateKey or privateKeyFile")
 	}
 	return a
+}
+
+// authURL refuses an auth block on a plain-http server URL that the OAuth
+// client would refuse: the token would go in clear. A URL with references
+// is checked when it is expanded (by the OAuth client).
+func (d *decoder) authURL(s *Server, a *Auth) {
+	if s.Remote == nil || strings.Contains(s.Remote.URL, "${") {
+		return
+	}
+	u, err := url.Parse(s.Remote.URL)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || u.Host == "" {
+		return
+	}
+	n := &yaml.Node{Line: s.Remote.URLPos.Line, Column: s.Remote.URLPos.Col}
+	at := join(join(s.path, string(s.Transport)), "url")
+	switch {
+	case !isLoopback(u.Hostname()):
+		d.errorf(n, at, "a server with an auth block needs an https url: OAuth sends its token over plain http only to a loopback host")
+	case !a.AllowLoopbackHTTP:
+		d.errorf(n, at, "a plain-http url with an auth block needs auth.allowLoopbackHttp: true (for a development server on this machine)")
+	}
+}
+
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // AuthSecrets are the auth block's secrets, resolved.

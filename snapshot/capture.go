@@ -281,6 +281,15 @@ func Dial(src Source, opts ...mcpgo.Option) *mcpgo.Conn {
 	for _, f := range red.values {
 		o = append(o, mcpgo.WithNamedSecret(f, red.names[f]))
 	}
+	if live := src.LiveSecrets; live != nil {
+		o = append(o, mcpgo.WithSecretSource(func() []string {
+			var out []string
+			for _, v := range live() {
+				out = append(out, secretForms(v)...)
+			}
+			return out
+		}))
+	}
 	o = append(o, opts...)
 	switch src.Transport {
 	case HTTP:
@@ -462,7 +471,9 @@ func Keep(name string, include, exclude []string) bool {
 // put it into a committed file.
 func (c *capture) refuseSecrets(m *manifest.Manifest) error {
 	where := func(what string, b []byte) error {
-		if name, ok := c.red.find(b); ok {
+		if name, ok := c.red.find(b); ok && name == "" {
+			return fmt.Errorf("%w: a token or secret of the server's OAuth client appears in %s; refusing to write it to a manifest", ErrSecretInOutput, what)
+		} else if ok {
 			return fmt.Errorf("%w: the value of %s appears in %s; refusing to write it to a manifest (if it is not a secret, write it literally in the config instead of as a reference)", ErrSecretInOutput, name, what)
 		}
 		return nil

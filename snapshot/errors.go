@@ -3,7 +3,9 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,10 +58,13 @@ func (e *Error) Unwrap() []error {
 type redactor struct {
 	values []string // sorted longest first
 	names  map[string]string
+	// live, when set, adds the secrets that appeared since (Source.LiveSecrets),
+	// named "" (shown as [redacted]).
+	live func() []string
 }
 
 func newRedactor(src *Source) *redactor {
-	r := &redactor{names: map[string]string{}}
+	r := &redactor{names: map[string]string{}, live: src.LiveSecrets}
 	seen := map[string]bool{}
 	for i, v := range src.Secrets {
 		if v == "" {
@@ -71,8 +76,8 @@ func newRedactor(src *Source) *redactor {
 		}
 		// A secret can reach an error message in encoded form (a URL in a
 		// net/http error is re-encoded), so hide those forms too.
-		for _, f := range []string{v, url.QueryEscape(v), url.PathEscape(v), jsonEscape(v)} {
-			if f != "" && !seen[f] {
+		for _, f := range secretForms(v) {
+			if !seen[f] {
 				seen[f] = true
 				r.values = append(r.values, f)
 				r.names[f] = name
@@ -83,21 +88,56 @@ func newRedactor(src *Source) *redactor {
 	return r
 }
 
+func secretForms(v string) []string {
+	var out []string
+	for _, f := range []string{v, url.QueryEscape(v), url.PathEscape(v), jsonEscape(v)} {
+		if f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// current returns the values to hide now, longest first, and their names.
+func (r *redactor) current() ([]string, map[string]string) {
+	if r.live == nil {
+		return r.values, r.names
+	}
+	values, names := slices.Clone(r.values), maps.Clone(r.names)
+	for _, v := range r.live() {
+		for _, f := range secretForms(v) {
+			if _, ok := names[f]; !ok {
+				values = append(values, f)
+				names[f] = ""
+			}
+		}
+	}
+	sort.SliceStable(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
+	return values, names
+}
+
 // redact replaces every secret in s with a marker naming its variable.
 func (r *redactor) redact(s string) string {
-	for _, v := range r.values {
+	values, names := r.current()
+	for _, v := range values {
 		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, "[redacted "+r.names[v]+"]")
+			marker := "[redacted]"
+			if names[v] != "" {
+				marker = "[redacted " + names[v] + "]"
+			}
+			s = strings.ReplaceAll(s, v, marker)
 		}
 	}
 	return s
 }
 
-// find returns the variable name of the first secret contained in b.
+// find returns the variable name of the first secret contained in b ("" for
+// a live secret).
 func (r *redactor) find(b []byte) (string, bool) {
-	for _, v := range r.values {
+	values, names := r.current()
+	for _, v := range values {
 		if strings.Contains(string(b), v) {
-			return r.names[v], true
+			return names[v], true
 		}
 	}
 	return "", false

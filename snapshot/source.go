@@ -37,6 +37,11 @@ type Source struct {
 	// SecretNames[i], when present, names the variable Secrets[i] came from,
 	// so errors can say which reference leaked without printing its value.
 	SecretNames []string
+	// LiveSecrets, when set, is asked for secrets that appear while the
+	// source is in use (the tokens an OAuth client fetches and renews:
+	// oauth.Client.Secrets), each time something is redacted or checked:
+	// they are redacted and refused like Secrets.
+	LiveSecrets func() []string
 }
 
 // Options tune a capture.

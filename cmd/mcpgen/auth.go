@@ -131,7 +131,7 @@ func (o *authOpts) login(ctx context.Context, e *env, s *config.Server) error {
 		return err
 	}
 	if err := c.Login(ctx); err != nil {
-		return redactedErr(strings.NewReplacer(secretPairs(secrets)...), fmt.Errorf("server %q: %w", s.ID, err))
+		return redactedErr(newRedactor(secrets, c.Secrets), fmt.Errorf("server %q: %w", s.ID, err))
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", s.ID, describeEntry(c.Entry(), s.Auth))
 	return nil
@@ -190,6 +190,8 @@ func oauthClient(s *config.Server, agent oauth.UserAgent) (*oauth.Client, []stri
 		SigningAlg:        a.SigningAlg,
 		ClientCredentials: a.Grant == config.GrantClientCredentials,
 		Scopes:            a.Scopes,
+		AllowedScopes:     a.AllowedScopes,
+		AllowLoopbackHTTP: a.AllowLoopbackHTTP,
 		Agent:             agent,
 		Store:             oauth.FileStore{Dir: dir},
 		LoginHint:         fmt.Sprintf("run `mcpgen auth login %s`", s.ID),
@@ -208,7 +210,10 @@ func oauthClient(s *config.Server, agent oauth.UserAgent) (*oauth.Client, []stri
 
 // serverSource is s.Source with the connection options its auth block
 // asks for: snapshot, check, list and call connect through it. The auth
-// block's secrets join the source's, so every output redacts them.
+// block's secrets join the source's, and every token and secret the OAuth
+// client holds at any time during the run (cached, refreshed after the
+// server refused one, stepped up, registered) is a live secret of the
+// source, so every output redacts them and no manifest holds one.
 func serverSource(ctx context.Context, s *config.Server) (snapshot.Source, []mcpgo.Option, error) {
 	src, err := s.Source(os.LookupEnv)
 	if err != nil || s.Auth == nil {
@@ -218,18 +223,10 @@ func serverSource(ctx context.Context, s *config.Server) (snapshot.Source, []mcp
 	if err != nil {
 		return src, nil, err
 	}
-	// Renew an expired token now, so the token the connection sends is
-	// known before it starts and is redacted, like the secrets, from
-	// whatever the server echoes. (No token yet: the 401 says so.)
+	// Renew an expired token now rather than on the first request. (No
+	// token yet: the 401 says so.)
 	_, _ = c.Token(ctx)
-	if en := c.Entry(); en != nil && en.Token != nil {
-		for _, v := range []string{en.Token.AccessToken, en.Token.RefreshToken, string(en.ClientSecret)} {
-			if v != "" {
-				secrets = append(secrets, v)
-			}
-		}
-	}
-	src.Secrets = secrets
+	src.Secrets, src.LiveSecrets = secrets, c.Secrets
 	return src, []mcpgo.Option{mcpgo.WithRoundTripper(c.RoundTripper)}, nil
 }
 

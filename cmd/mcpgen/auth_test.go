@@ -23,7 +23,7 @@ const (
 // the cached token, status shows it, logout forgets it. No output holds
 // the client secret or a token.
 func TestAuthLoginFlow(t *testing.T) {
-	as := oauthtest.New(cliCanarySecret, cliCanaryToken)
+	as := oauthtest.New(testCA, cliCanarySecret, cliCanaryToken)
 	defer as.Close()
 	home := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", home) // os.UserConfigDir on Linux
@@ -58,41 +58,12 @@ servers:
 
 	// Login prints the URL; the "browser" opens it and follows the
 	// authorization server's redirect to the 127.0.0.1 listener.
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var out bytes.Buffer
-	go func() {
-		code := run([]string{"auth", "login", "prot", "--config", cfg}, &out, pw)
-		pw.Close()
-		done <- code
-	}()
-	sc := bufio.NewScanner(pr)
-	var authURL string
-	var loginErr strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		loginErr.WriteString(line + "\n")
-		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "http://"); ok && authURL == "" {
-			authURL = "http://" + u
-			go func() {
-				resp, err := http.Get(authURL)
-				if err != nil {
-					t.Errorf("browser: %v", err)
-					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if !strings.Contains(string(body), "mcpgen is authorized") {
-					t.Errorf("callback page: %s %s", resp.Status, body)
-				}
-			}()
-		}
+	code, authURL, loginOut := authLogin(t, cfg, "prot")
+	all.WriteString(loginOut)
+	if code != 0 {
+		t.Fatalf("login: exit %d\n%s", code, loginOut)
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("login: exit %d\n%s%s", code, loginErr.String(), out.String())
-	}
-	all.WriteString(loginErr.String())
-	all.Write(out.Bytes())
+	out := bytes.NewBufferString(loginOut)
 	if !strings.HasPrefix(authURL, as.AS.URL+"/authorize?") || !strings.Contains(authURL, "redirect_uri=http%3A%2F%2F127.0.0.1%3A") {
 		t.Errorf("login URL %s", authURL)
 	}
@@ -193,7 +164,7 @@ servers:
 // A service's server (grant client_credentials) needs no login: the
 // first command that connects fetches the token.
 func TestAuthClientCredentials(t *testing.T) {
-	as := oauthtest.New(cliCanarySecret, cliCanaryToken)
+	as := oauthtest.New(testCA, cliCanarySecret, cliCanaryToken)
 	defer as.Close()
 	home := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", home)
@@ -216,4 +187,44 @@ servers:
 	if text := out.String() + errb.String(); strings.Contains(text, cliCanarySecret) || strings.Contains(text, cliCanaryToken) {
 		t.Errorf("output holds a secret:\n%s", text)
 	}
+}
+
+// authLogin runs mcpgen auth login for server id, an HTTP client standing
+// in for the browser: it opens the first URL the command prints and
+// follows the authorization server's redirect to the command's listener.
+// It returns the exit code, the URL and everything the command printed.
+func authLogin(t *testing.T, cfg, id string) (int, string, string) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var out bytes.Buffer
+	go func() {
+		code := run([]string{"auth", "login", id, "--config", cfg, "--timeout", "20s"}, &out, pw)
+		pw.Close()
+		done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	var authURL string
+	var loginErr strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		loginErr.WriteString(line + "\n")
+		if u := strings.TrimSpace(line); authURL == "" && (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) {
+			authURL = u
+			go func() {
+				resp, err := http.Get(authURL)
+				if err != nil {
+					t.Errorf("browser: %v", err)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(body), "mcpgen is authorized") {
+					t.Errorf("callback page: %s %s", resp.Status, body)
+				}
+			}()
+		}
+	}
+	code := <-done
+	return code, authURL, loginErr.String() + out.String()
 }

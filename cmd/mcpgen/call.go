@@ -114,9 +114,10 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		// Everything printed from here on may hold what the server sent,
-		// and servers echo headers and arguments: every ${VAR} secret is
+		// and servers echo headers and arguments: every ${VAR} secret, and
+		// every OAuth token the run holds by the time it prints, is
 		// redacted from it.
-		red := strings.NewReplacer(secretPairs(src.Secrets)...)
+		red := newRedactor(src.Secrets, src.LiveSecrets)
 
 		opts := o.proto.apply(s.Options())
 		opts.Timeout = o.timeout
@@ -271,8 +272,30 @@ func secretPairs(secrets []string) []string {
 	return out
 }
 
+// replacer redacts text: a *strings.Replacer or a *redactor.
+type replacer interface{ Replace(string) string }
+
+// redactor redacts fixed secrets and those a live source holds when it
+// is used (an OAuth client's tokens, renewed during the run).
+type redactor struct {
+	fixed *strings.Replacer
+	base  []string
+	live  func() []string
+}
+
+func newRedactor(secrets []string, live func() []string) *redactor {
+	return &redactor{fixed: strings.NewReplacer(secretPairs(secrets)...), base: secrets, live: live}
+}
+
+func (r *redactor) Replace(s string) string {
+	if r.live == nil {
+		return r.fixed.Replace(s)
+	}
+	return strings.NewReplacer(secretPairs(append(slices.Clone(r.base), r.live()...))...).Replace(s)
+}
+
 // redactedErr returns err, or its text redacted when it holds a secret.
-func redactedErr(red *strings.Replacer, err error) error {
+func redactedErr(red replacer, err error) error {
 	if msg := err.Error(); red.Replace(msg) != msg {
 		return errors.New(red.Replace(msg))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpgen/mcpgen/internal/testca"
 	"github.com/mcpgen/mcpgen/internal/testserver"
 	"github.com/mcpgen/mcpgen/manifest"
 )
@@ -22,8 +24,24 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testserver.ModeEnv) != "" {
 		os.Exit(testserver.Main(os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The commands trust the system roots: every TLS server of these tests
+	// has a certificate of testCA, which SSL_CERT_FILE makes the only root.
+	dir, err := os.MkdirTemp("", "mcpgen-ca-")
+	if err == nil {
+		if testCA, err = testca.New(); err == nil {
+			err = testCA.Trust(dir)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
+
+var testCA *testca.CA
 
 func mcpgen(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

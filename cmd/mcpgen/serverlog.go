@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -25,7 +24,7 @@ type serverLog struct {
 	mu     sync.Mutex
 	w      io.Writer
 	server string
-	red    *strings.Replacer
+	red    replacer
 }
 
 func (h *serverLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
@@ -59,7 +58,7 @@ func (h *serverLog) Handle(_ context.Context, r slog.Record) error {
 // stderr, one line each:
 //
 //	mcpgen: server "crm" progress 3/10: indexing
-func progressLine(w io.Writer, server string, red *strings.Replacer) func(mcpruntime.Progress) {
+func progressLine(w io.Writer, server string, red replacer) func(mcpruntime.Progress) {
 	var mu sync.Mutex
 	return func(p mcpruntime.Progress) {
 		line := fmt.Sprintf("mcpgen: server %q progress %s", server, strconv.FormatFloat(p.Progress, 'f', -1, 64))

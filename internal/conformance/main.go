@@ -6,7 +6,11 @@
 // failure. The auth/* scenarios put the client's credentials, where a
 // scenario has any, in MCP_CONFORMANCE_CONTEXT; their authorization
 // endpoints redirect at once, so the client follows the redirect itself
-// (oauth.Headless) instead of sending a user to a browser.
+// (oauth.Headless) instead of sending a user to a browser. The suite serves
+// its MCP and authorization servers over plain http on localhost, inside
+// the test's own network namespace: the client opts into the OAuth
+// client's loopback exception (AllowLoopbackHTTP), and, as nobody consents
+// to a headless step-up, allows the scopes the suite's servers use.
 package main
 
 import (
@@ -25,6 +29,11 @@ import (
 // clientMetadataURL is the client ID metadata document the auth/basic-cimd
 // scenario expects as the client_id.
 const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// suiteScopes are the scopes the suite's scenarios name: what the client
+// may request (auth/scope-retry-limit demands mcp:admin forever, which the
+// step-up bound answers).
+var suiteScopes = []string{"mcp:basic", "mcp:read", "mcp:write", "mcp:admin", "offline_access"}
 
 func main() {
 	if len(os.Args) < 2 {
@@ -116,6 +125,8 @@ func authOption(scenario, url string) (mcpgo.Option, error) {
 		ClientName:        "mcpgen-conformance",
 		ClientCredentials: strings.HasPrefix(scenario, "auth/client-credentials-"),
 		Agent:             oauth.Headless{Redirect: "http://127.0.0.1:8976/callback"},
+		AllowLoopbackHTTP: true,
+		AllowedScopes:     suiteScopes,
 	}
 	c, err := oauth.New(url, cfg)
 	if err != nil {

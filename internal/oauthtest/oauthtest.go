@@ -2,14 +2,20 @@
 // server protected by it (the real internal/testserver behind a bearer
 // check), for the tests of mcpgen's OAuth client and of mcpgen auth. The
 // authorization endpoint approves at once, redirecting to the
-// redirect_uri with a code, as a signed-in user's browser would see.
+// redirect_uri with a code, as a signed-in user's browser would see. Both
+// serve https with a certificate of a private CA (internal/testca), or
+// plain http on loopback without one.
 package oauthtest
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,8 +24,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpgen/mcpgen/internal/testca"
 	"github.com/mcpgen/mcpgen/internal/testserver"
 )
 
@@ -44,8 +52,27 @@ type Server struct {
 	StepUp string
 	// Withhold makes the authorization server never grant StepUp.
 	Withhold bool
+	// ServerMetadata and ResourceMetadata, when set, change the metadata
+	// documents before they are served (a hostile or broken server).
+	ServerMetadata   func(m map[string]any)
+	ResourceMetadata func(m map[string]any)
+	// Intercept, when set, sees every MCP request that carries a valid
+	// token, with its body, first; it answers it itself by returning true.
+	Intercept func(w http.ResponseWriter, r *http.Request, body []byte) bool
+	// EchoBearer serves an MCP server whose tool whoami shows the token the
+	// request carried, in its description and in its result, as a careless
+	// server might.
+	EchoBearer bool
 	// Authorizations counts authorization requests.
 	Authorizations int
+	// Scopes lists the scope of every authorization request and client
+	// credentials token request.
+	Scopes []string
+	// Requests lists every request the authorization server got ("POST
+	// /token"), and StepUpMethod, when set, limits StepUp to requests of
+	// that MCP method ("tools/call").
+	Requests     []string
+	StepUpMethod string
 	// Bearers lists the token of every MCP request let through, in order.
 	Bearers []string
 
@@ -64,17 +91,34 @@ type grant struct {
 	client, challenge, redirect, scope, resource string
 }
 
-// New starts both servers; Close stops them.
-func New(clientSecret, tokenPrefix string) *Server {
+type bearerKey struct{}
+
+// New starts both servers, over https with certificates of ca, or over
+// plain http on 127.0.0.1 with a nil ca; Close stops them.
+func New(ca *testca.CA, clientSecret, tokenPrefix string) *Server {
 	s := &Server{ClientID: "pre-registered", ClientSecret: clientSecret, TokenPrefix: tokenPrefix, TokenTTL: time.Hour,
 		Scope: "mcp:read", codes: map[string]grant{}, access: map[string]time.Time{}, scopes: map[string]string{}, refresh: map[string]grant{},
 		clients: map[string]string{}}
-	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
-	mcp := server.NewStreamableHTTPServer(testserver.New(testserver.Options{}))
-	s.RS = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	start := func(h http.Handler) *httptest.Server {
+		if ca == nil {
+			return httptest.NewServer(h)
+		}
+		return ca.Server("", h)
+	}
+	s.AS = start(http.HandlerFunc(s.serveAS))
+	mcpSrv := server.NewStreamableHTTPServer(testserver.New(testserver.Options{}))
+	echo := server.NewStreamableHTTPServer(echoServer(), server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return context.WithValue(ctx, bearerKey{}, tok)
+	}))
+	s.RS = start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/.well-known/oauth-protected-resource/mcp":
-			writeJSON(w, 200, map[string]any{"resource": s.MCPURL, "authorization_servers": []string{s.AS.URL}, "scopes_supported": []string{"mcp:read"}})
+			m := map[string]any{"resource": s.MCPURL, "authorization_servers": []string{s.AS.URL}, "scopes_supported": []string{"mcp:read"}}
+			if s.ResourceMetadata != nil {
+				s.ResourceMetadata(m)
+			}
+			writeJSON(w, 200, m)
 			return
 		case "/mcp":
 		default:
@@ -90,15 +134,57 @@ func New(clientSecret, tokenPrefix string) *Server {
 		s.mu.Lock()
 		s.Bearers = append(s.Bearers, tok)
 		s.mu.Unlock()
-		if s.StepUp != "" && !s.has(tok, s.StepUp) {
+		if s.StepUp != "" && !s.has(tok, s.StepUp) && (s.StepUpMethod == "" || mcpMethod(r) == s.StepUpMethod) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.Scope, s.StepUp, s.RS.URL))
 			writeJSON(w, 403, map[string]string{"error": "insufficient_scope"})
 			return
 		}
-		mcp.ServeHTTP(w, r)
+		if s.Intercept != nil {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if s.Intercept(w, r, body) {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if s.EchoBearer {
+			echo.ServeHTTP(w, r)
+			return
+		}
+		mcpSrv.ServeHTTP(w, r)
 	}))
 	s.MCPURL = s.RS.URL + "/mcp"
 	return s
+}
+
+// mcpMethod reads the JSON-RPC method of an MCP request, leaving its body
+// to be read again.
+func mcpMethod(r *http.Request) string {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return m.Method
+}
+
+// echoServer has one tool, whoami, that shows the caller's token.
+func echoServer() *server.MCPServer {
+	bearer := func(ctx context.Context) string { v, _ := ctx.Value(bearerKey{}).(string); return v }
+	srv := server.NewMCPServer("echo", "1.0", server.WithToolCapabilities(false),
+		server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+			out := slices.Clone(tools)
+			for i := range out {
+				out[i].Description = "Shows who you are: " + bearer(ctx)
+			}
+			return out
+		}))
+	srv.AddTool(mcp.NewTool("whoami", mcp.WithDescription("Shows who you are."), mcp.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("you are " + bearer(ctx)), nil
+		})
+	return srv
 }
 
 func (s *Server) Close() { s.AS.Close(); s.RS.Close() }
@@ -130,16 +216,23 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.Requests = append(s.Requests, r.Method+" "+r.URL.Path)
+	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
-		writeJSON(w, 200, map[string]any{
+		m := map[string]any{
 			"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize", "token_endpoint": s.AS.URL + "/token",
 			"registration_endpoint": s.AS.URL + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
 			"scopes_supported":                      []string{"mcp:read", "offline_access"},
-		})
+		}
+		if s.ServerMetadata != nil {
+			s.ServerMetadata(m)
+		}
+		writeJSON(w, 200, m)
 	case "/register":
 		var m struct {
 			RedirectURIs []string `json:"redirect_uris"`
@@ -166,6 +259,7 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.n++
 		s.Authorizations++
+		s.Scopes = append(s.Scopes, q.Get("scope"))
 		code := fmt.Sprintf("code-%d", s.n)
 		s.codes[code] = grant{client: q.Get("client_id"), challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), scope: q.Get("scope"), resource: q.Get("resource")}
 		s.mu.Unlock()
@@ -197,6 +291,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.Grants = append(s.Grants, r.PostForm.Get("grant_type"))
 	s.Resources = append(s.Resources, r.PostForm.Get("resource"))
+	if r.PostForm.Get("grant_type") == "client_credentials" {
+		s.Scopes = append(s.Scopes, r.PostForm.Get("scope"))
+	}
 	want, known := s.clients[client]
 	if client == s.ClientID {
 		want, known = s.ClientSecret, true
@@ -246,4 +343,68 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		out["refresh_token"] = rt
 	}
 	writeJSON(w, 200, out)
+}
+
+// Seen returns a copy of Requests.
+func (s *Server) Seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.Requests)
+}
+
+// Recorder is a server that records the requests it gets and answers each
+// with Status (default 200, an empty JSON object).
+type Recorder struct {
+	*httptest.Server
+	Status int
+	// Header is added to every answer (a WWW-Authenticate challenge, say).
+	Header http.Header
+
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+// NewRecorder starts a recorder over https with ca's certificate, or over
+// plain http with a nil ca, listening on addr ("": 127.0.0.1, any port).
+func NewRecorder(ca *testca.CA, addr string) *Recorder {
+	rec := &Recorder{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r2 := r.Clone(context.Background())
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, r2)
+		status, hdr := rec.Status, rec.Header
+		rec.mu.Unlock()
+		for k, v := range hdr {
+			w.Header()[k] = v
+		}
+		if status == 0 {
+			status = 200
+		}
+		writeJSON(w, status, map[string]any{})
+	})
+	switch {
+	case ca != nil:
+		rec.Server = ca.Server(addr, h)
+	case addr != "":
+		rec.Server = httptest.NewUnstartedServer(h)
+		rec.Server.Listener.Close()
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			panic(err)
+		}
+		rec.Server.Listener = ln
+		rec.Server.Start()
+	default:
+		rec.Server = httptest.NewServer(h)
+	}
+	return rec
+}
+
+// Requests returns the requests recorded so far.
+func (r *Recorder) Requests() []*http.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.reqs)
 }

@@ -136,6 +136,8 @@ type config struct {
 	// environment values, declared secrets) scrubbed from errors, since
 	// mcp-go's errors quote URLs and servers echo what they were given.
 	hide []hidden
+	// live are asked for secrets that appear while the Conn lives.
+	live []func() []string
 }
 
 // WithName labels the server in error messages (default: the command's base
@@ -186,6 +188,14 @@ func WithSecrets(values ...string) Option {
 // (a label such as "${TOKEN}" says which reference leaked).
 func WithNamedSecret(value, label string) Option {
 	return func(c *config) { c.hide = append(c.hide, hidden{value, "[redacted " + label + "]"}) }
+}
+
+// WithSecretSource names secrets that appear while the Conn lives, such as
+// the tokens an OAuth client fetches and renews (oauth.Client.Secrets): f
+// is asked for them each time a message is scrubbed, and they show as
+// [redacted].
+func WithSecretSource(f func() []string) Option {
+	return func(c *config) { c.live = append(c.live, f) }
 }
 
 // hidden is a value scrubbed from messages and what replaces it.
@@ -411,7 +421,7 @@ func Stdio(command string, args []string, opts ...Option) *Conn {
 func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindHTTP, nil)
 	c.dial = func(l *link) (transport.Interface, error) {
-		o := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(c.httpClient(l))}
+		o := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(c.httpClient(l, endpoint))}
 		o = append(o, c.cfg.httpOpts...)
 		if c.cfg.headers != nil {
 			o = append(o, transport.WithHTTPHeaders(c.cfg.headers))
@@ -432,7 +442,7 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 func SSE(endpoint string, opts ...Option) *Conn {
 	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindSSE, nil)
 	c.dial = func(l *link) (transport.Interface, error) {
-		o := []transport.ClientOption{transport.WithHTTPClient(c.httpClient(l))}
+		o := []transport.ClientOption{transport.WithHTTPClient(c.httpClient(l, endpoint))}
 		o = append(o, c.cfg.sseOpts...)
 		if c.cfg.headers != nil {
 			o = append(o, transport.WithHeaders(c.cfg.headers))
@@ -448,14 +458,19 @@ func SSE(endpoint string, opts ...Option) *Conn {
 	return c
 }
 
-// httpClient is the HTTP client of one connection: guarded when a network
-// policy asks for it, always capping response messages and reporting an
-// oversized one to the connection.
-func (c *Conn) httpClient(l *link) *http.Client {
+// httpClient is the HTTP client of one connection to endpoint: guarded
+// when a network policy asks for it, always capping response messages and
+// reporting an oversized one to the connection, and never sending plain
+// http to the host (and port) of an https endpoint.
+func (c *Conn) httpClient(l *link, endpoint string) *http.Client {
 	hc := messageCappedClient(c.cfg.guard, c.cfg.limit, c.cfg.name, l.lose)
 	// Held under any wrapper: a wrapper need not pass CloseIdleConnections
 	// on, and the connection's sockets must close.
-	ct := &closingTransport{base: hc.Transport.(*limitTransport)}
+	base := hc.Transport.(*limitTransport)
+	if u, err := url.Parse(endpoint); err == nil && strings.EqualFold(u.Scheme, "https") {
+		base.tlsHost = u.Host
+	}
+	ct := &closingTransport{base: base}
 	hc.Transport = ct
 	l.closeIdle = ct.close
 	for _, f := range c.cfg.wrapRT {

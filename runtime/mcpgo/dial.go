@@ -12,7 +12,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -136,15 +139,57 @@ func messageCappedClient(g *GuardedDialer, limit int64, server string, onTooLarg
 		t.Proxy, t.DialContext = nil, g.DialContext
 	}
 	return &http.Client{
-		Transport: &limitTransport{rt: t, limit: limit, server: server, onTooLarge: onTooLarge},
-		// Redirects dial through the guard too; a short chain is plenty.
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 {
-				return errors.New("too many redirects")
-			}
-			return nil
-		},
+		Transport:     &limitTransport{rt: t, limit: limit, server: server, onTooLarge: onTooLarge},
+		CheckRedirect: checkRedirect,
 	}
+}
+
+// redirectHeaders are the request headers a redirect to another origin
+// keeps: what the protocol needs to be understood. Everything else may be
+// a credential (Authorization, cookies, an API key in a header of its own,
+// the session ID) and was meant for the server the connection is to.
+var redirectHeaders = []string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "User-Agent"}
+
+// checkRedirect is the redirect policy of HTTP connections. Redirects dial
+// through the guard too; a short chain is plenty. A redirect from https to
+// plain http is refused: the request, and any credentials in it, would go
+// in clear. A redirect to another origin (scheme, host and port; net/http
+// alone keeps credentials for the same host on another port and for
+// subdomains) goes with the headers in redirectHeaders only. No Referer:
+// the URL may carry a secret.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 3 {
+		return errors.New("too many redirects")
+	}
+	for _, v := range via {
+		if strings.EqualFold(v.URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+			return errors.New("refusing a redirect from https to plain http")
+		}
+	}
+	req.Header.Del("Referer")
+	if !sameOrigin(req.URL, via[0].URL) {
+		for k := range req.Header {
+			if !slices.Contains(redirectHeaders, http.CanonicalHeaderKey(k)) {
+				req.Header.Del(k)
+			}
+		}
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (a default port written or not).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // limitTransport caps response bodies: an event stream per line (it may
@@ -154,9 +199,20 @@ type limitTransport struct {
 	limit      int64
 	server     string
 	onTooLarge func(error)
+	// tlsHost, when set, is the host (and port, as written) of an https
+	// endpoint: nothing is sent to it over plain http. An SSE endpoint
+	// event may name an http URL with the same host, which is all mcp-go
+	// checks.
+	tlsHost string
 }
 
 func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.tlsHost != "" && !strings.EqualFold(req.URL.Scheme, "https") && strings.EqualFold(req.URL.Host, t.tlsHost) {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, &notSent{errors.New("refusing to send over plain http on an https connection")}
+	}
 	resp, err := t.rt.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err

@@ -2,6 +2,7 @@ package mcpgo
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -9,11 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/internal/testca"
 	"github.com/mcpgen/mcpgen/runtime/manager"
 )
 
@@ -137,4 +140,120 @@ func TestGuardedClientRedirects(t *testing.T) {
 			t.Fatalf("loopback without AllowPrivate: %v", err)
 		}
 	})
+}
+
+// TestRedirectCredentialsPolicy: over real TLS (a private CA whose pool the
+// client is given), a redirect to another origin (another address, or
+// another port of the same one) loses every header but the protocol's,
+// and one from https to plain http is refused before anything is sent.
+// net/http alone keeps Authorization for the same host on another port
+// and any custom header (an API key) everywhere.
+func TestRedirectCredentialsPolicy(t *testing.T) {
+	ca, err := testca.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		header http.Header
+		body   string
+	}
+	record := func(ch chan seen) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			ch <- seen{r.Header.Clone(), string(b)}
+			fmt.Fprint(w, "arrived")
+		}
+	}
+	secrets := map[string]string{"Authorization": "Bearer SECRET-BEARER", "X-Api-Key": "SECRET-KEY", "Cookie": "s=SECRET-COOKIE",
+		"Mcp-Session-Id": "SECRET-SESSION"}
+	kept := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"}
+
+	sameCh, otherCh, portCh, plainCh := make(chan seen, 4), make(chan seen, 4), make(chan seen, 4), make(chan seen, 4)
+	other := ca.Server("127.0.0.2:0", record(otherCh))
+	defer other.Close()
+	otherPort := ca.Server("127.0.0.1:0", record(portCh))
+	defer otherPort.Close()
+	plain := httptest.NewServer(record(plainCh))
+	defer plain.Close()
+	var origin *httptest.Server
+	origin = ca.Server("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			http.Redirect(w, r, "/here", http.StatusTemporaryRedirect)
+		case "/here":
+			record(sameCh)(w, r)
+		default:
+			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusTemporaryRedirect)
+		}
+	}))
+	defer origin.Close()
+
+	c := messageCappedClient(nil, 1<<20, "redirector", nil)
+	c.Transport.(*limitTransport).rt.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: ca.Pool}
+	t.Cleanup(c.CloseIdleConnections)
+	post := func(u string) error {
+		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+		for k, v := range secrets {
+			req.Header.Set(k, v)
+		}
+		for k, v := range kept {
+			req.Header.Set(k, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		return nil
+	}
+
+	// The same origin keeps everything.
+	if err := post(origin.URL + "/same"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-sameCh; got.header.Get("Authorization") != secrets["Authorization"] || got.header.Get("X-Api-Key") != secrets["X-Api-Key"] {
+		t.Errorf("same origin lost headers: %v", got.header)
+	}
+	for name, to := range map[string]string{"another address": other.URL, "another port": otherPort.URL} {
+		ch := otherCh
+		if name == "another port" {
+			ch = portCh
+		}
+		if err := post(origin.URL + "/to?to=" + url.QueryEscape(to+"/mcp")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := <-ch
+		for k := range secrets {
+			if v := got.header.Get(k); v != "" {
+				t.Errorf("%s got %s: %s", name, k, v)
+			}
+		}
+		for k, v := range kept {
+			if got.header.Get(k) != v {
+				t.Errorf("%s lost %s", name, k)
+			}
+		}
+		if got.header.Get("Referer") != "" || got.body == "" {
+			t.Errorf("%s: referer %q, body %q", name, got.header.Get("Referer"), got.body)
+		}
+	}
+	err = post(origin.URL + "/to?to=" + url.QueryEscape(plain.URL+"/mcp"))
+	if err == nil || !strings.Contains(err.Error(), "from https to plain http") {
+		t.Errorf("downgrade: %v", err)
+	}
+	select {
+	case got := <-plainCh:
+		t.Errorf("the plain-http server got a request: %v", got.header)
+	default:
+	}
+	// The same host over plain http is refused even without a redirect on
+	// a connection whose endpoint is https (an SSE endpoint event may name
+	// one).
+	c.Transport.(*limitTransport).tlsHost = strings.TrimPrefix(plain.URL, "http://")
+	if err := post(plain.URL + "/mcp"); err == nil || !errors.Is(err, manager.ErrNotSent) {
+		t.Errorf("plain http on an https connection: %v", err)
+	}
+	if len(plainCh) != 0 {
+		t.Error("the plain-http server got a request")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -124,11 +125,21 @@ func (c *Conn) facts(l *link, err error, exit, stderr *string) error {
 	return c.clean(cause)
 }
 
-// redact hides every secret the Conn knows of in s.
+// redact hides every secret the Conn knows of in s, those of its secret
+// sources as they are now included.
 func (c *Conn) redact(s string) string {
 	for _, h := range c.cfg.hide {
 		if h.value != "" {
 			s = strings.ReplaceAll(s, h.value, h.marker)
+		}
+	}
+	for _, f := range c.cfg.live {
+		vs := slices.Clone(f())
+		slices.SortFunc(vs, func(a, b string) int { return len(b) - len(a) })
+		for _, v := range vs {
+			if v != "" {
+				s = strings.ReplaceAll(s, v, "[redacted]")
+			}
 		}
 	}
 	return s

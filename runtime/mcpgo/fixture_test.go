@@ -16,8 +16,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpgen/mcpgen/internal/testca"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
+
+var testCA *testca.CA
 
 // The fixture is a real mcp-go server with tools that behave well and badly.
 // TestMain re-runs the test binary as that server when MCPGO_FIXTURE is set,
@@ -46,7 +49,20 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// Every TLS server of these tests has a certificate of testCA, which
+	// the process trusts instead of the system roots.
+	caDir, err := os.MkdirTemp("", "mcpgo-ca-")
+	if err == nil {
+		if testCA, err = testca.New(); err == nil {
+			err = testCA.Trust(caDir)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	os.RemoveAll(caDir)
 	if crmBuild.path != "" {
 		_ = os.RemoveAll(filepath.Dir(crmBuild.path))
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -461,5 +462,47 @@ func TestElicitDefaultsFit(t *testing.T) {
 				t.Errorf("filled in %s %v, want accept %v", action, content, want)
 			}
 		})
+	}
+}
+
+// A secret that appears after the connection was made (an OAuth client's
+// renewed token, WithSecretSource) is scrubbed from what the server sends
+// from then on: its log messages, progress and notifications.
+func TestServerSentScrubbedLiveSecret(t *testing.T) {
+	var mu sync.Mutex
+	var live []string
+	logs := &logRecorder{}
+	var progress []string
+	c := hostileConn(t, "", mcpgo.WithLogger(slog.New(logs)), mcpgo.WithSecretSource(func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(live)
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ctx = mcpruntime.WithPrincipal(ctx, "alice", "tok-alice")
+	say := hostileTool(c, "say")
+	if _, err := say.Invoke(ctx, json.RawMessage(`{"text":"done"}`)); err != nil {
+		t.Fatal(err)
+	}
+	renewed := fmt.Sprintf("renewed-tok-%d", time.Now().UnixNano())
+	mu.Lock()
+	live = append(live, renewed)
+	mu.Unlock()
+	pctx := mcpruntime.WithProgress(ctx, func(p mcpruntime.Progress) {
+		mu.Lock()
+		progress = append(progress, p.Message)
+		mu.Unlock()
+	})
+	m, err := say.Invoke(pctx, json.RawMessage(`{"log":"renewed `+renewed+`","logger":"`+renewed+`","progress":"for `+renewed+`","text":"done"}`))
+	if err != nil || m.Text != "done" {
+		t.Fatalf("say: %+v, %v", m, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(append(logs.all(), progress...), "\n")
+	if strings.Contains(all, renewed) || !strings.Contains(all, "renewed [redacted]") || len(progress) == 0 {
+		t.Errorf("a renewed secret reached the program (or nothing arrived):\n%s", all)
 	}
 }

@@ -97,8 +97,29 @@ type scrubPair struct {
 // scrubber replaces its values, longest first.
 type scrubber []scrubPair
 
-// scrubber returns the Conn's scrubber as of now.
+// scrubber returns the Conn's scrubber as of now: its declared secrets,
+// the tokens its calls carried, and what its secret sources
+// (WithSecretSource: an OAuth client's renewed tokens) hold at this moment.
 func (c *Conn) scrubber() scrubber {
+	s := c.fixedScrubber()
+	if len(c.cfg.live) == 0 {
+		return s
+	}
+	s = slices.Clone(s)
+	for _, f := range c.cfg.live {
+		for _, v := range f() {
+			if v != "" {
+				s = append(s, scrubPair{value: v, marker: "[redacted]", forms: jsonForms(v)})
+			}
+		}
+	}
+	slices.SortStableFunc(s, func(a, b scrubPair) int { return len(b.value) - len(a.value) })
+	return s
+}
+
+// fixedScrubber is the cached part of the scrubber, rebuilt when a call
+// carries a token not seen before.
+func (c *Conn) fixedScrubber() scrubber {
 	m := &c.tokens
 	m.mu.Lock()
 	defer m.mu.Unlock()

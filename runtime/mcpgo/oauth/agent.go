@@ -17,13 +17,19 @@ import (
 // for automated clients (the conformance suite's authorization servers
 // answer at once with a redirect carrying the code). Redirect is the
 // redirect_uri; nothing listens there, its query is read from the
-// Location header.
+// Location header. Every URL it requests must be https (http only for a
+// loopback host). Nobody consents to what it asks for, so it is
+// unattended: the client steps up through it only within
+// Config.AllowedScopes.
 type Headless struct {
 	Redirect string
 	Client   *http.Client // default: a client that does not follow redirects
 }
 
 func (h Headless) RedirectURI() string { return h.Redirect }
+
+// Unattended says no person is behind the agent.
+func (Headless) Unattended() bool { return true }
 
 func (h Headless) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
 	hc := h.Client
@@ -34,6 +40,9 @@ func (h Headless) Authorize(ctx context.Context, authURL string) (*url.URL, erro
 	nc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	next := authURL
 	for range 10 {
+		if u, err := url.Parse(next); err != nil || !openable(u) {
+			return nil, errors.New("authorization endpoint: refusing a URL that is not https")
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
 		if err != nil {
 			return nil, err
@@ -57,7 +66,9 @@ func (h Headless) Authorize(ctx context.Context, authURL string) (*url.URL, erro
 
 // Loopback is the native-app flow of RFC 8252: it listens on a 127.0.0.1
 // port for the browser's redirect. Open is given the URL the user must
-// visit (print it, or start a browser).
+// visit (print it, or start a browser): only ever an https URL, or plain
+// http for a loopback host; Authorize refuses any other without calling
+// Open.
 type Loopback struct {
 	ln   net.Listener
 	Open func(authURL string) error
@@ -79,8 +90,8 @@ func (l *Loopback) Close() error { return l.ln.Close() }
 
 func (l *Loopback) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
 	au, err := url.Parse(authURL)
-	if err != nil {
-		return nil, err
+	if err != nil || !openable(au) {
+		return nil, errors.New("refusing to open an authorization URL that is not https")
 	}
 	state := au.Query().Get("state")
 	got := make(chan *url.URL, 1)

@@ -3,9 +3,12 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -160,36 +163,47 @@ func getJSON(ctx context.Context, hc *http.Client, u string, v any) (found bool,
 }
 
 // discover finds the resource metadata and the authorization server's
-// metadata for server. A server without resource metadata is taken to be
-// its own authorization server (the 2025-03-26 specification), and one
-// without server metadata gets that specification's default endpoints.
-func discover(ctx context.Context, hc *http.Client, server *url.URL, c Challenge) (*ResourceMetadata, *ServerMetadata, error) {
+// metadata for the client's server. A server without resource metadata is
+// taken to be its own authorization server (the 2025-03-26
+// specification), and one without server metadata gets that
+// specification's default endpoints. Every URL asked or named must pass
+// c.secure, and what the documents say of themselves must match where
+// they were found: the resource (RFC 9728 section 3.3) and the issuer
+// (RFC 8414 section 3.3).
+func (c *Client) discover(ctx context.Context, hc *http.Client, ch Challenge) (*ResourceMetadata, *ServerMetadata, error) {
+	server := c.server
+	origin := server.Scheme + "://" + server.Host
 	var prm *ResourceMetadata
-	for _, u := range resourceMetadataURLs(server, c) {
+	for _, u := range resourceMetadataURLs(server, ch) {
+		if _, err := c.secure("protected-resource metadata URL", u); err != nil {
+			return nil, nil, err
+		}
 		var m ResourceMetadata
 		found, err := getJSON(ctx, hc, u, &m)
 		if err != nil {
 			return nil, nil, fmt.Errorf("protected-resource metadata: %w", err)
 		}
 		if found {
+			if err := checkResource(server, u, m.Resource); err != nil {
+				return nil, nil, err
+			}
 			prm = &m
 			break
 		}
 	}
-	origin := server.Scheme + "://" + server.Host
 	issuer := origin
 	if prm != nil {
-		if err := checkResource(server, prm.Resource); err != nil {
-			return nil, nil, err
-		}
 		if len(prm.AuthorizationServers) == 0 {
 			return nil, nil, fmt.Errorf("protected-resource metadata of %s names no authorization server", origin)
 		}
 		issuer = prm.AuthorizationServers[0]
 	}
-	iu, err := url.Parse(issuer)
-	if err != nil || (iu.Scheme != "https" && iu.Scheme != "http") || iu.Host == "" {
-		return nil, nil, fmt.Errorf("authorization server %q is not an http(s) URL", issuer)
+	iu, err := c.secure("issuer", issuer)
+	if err != nil {
+		return nil, nil, err
+	}
+	if iu.RawQuery != "" || iu.Fragment != "" {
+		return nil, nil, fmt.Errorf("the authorization server's issuer %s has a query or fragment (RFC 8414 section 2)", iu.Host)
 	}
 	for _, u := range serverMetadataURLs(iu) {
 		var m ServerMetadata
@@ -197,9 +211,22 @@ func discover(ctx context.Context, hc *http.Client, server *url.URL, c Challenge
 		if err != nil {
 			return nil, nil, fmt.Errorf("authorization-server metadata: %w", err)
 		}
-		if found && m.AuthorizationEndpoint != "" || found && m.TokenEndpoint != "" {
-			return prm, &m, nil
+		if !found || m.AuthorizationEndpoint == "" && m.TokenEndpoint == "" {
+			continue
 		}
+		if err := checkIssuer(&m, iu, prm == nil); err != nil {
+			return nil, nil, err
+		}
+		for what, ep := range map[string]string{"authorization endpoint": m.AuthorizationEndpoint, "token endpoint": m.TokenEndpoint,
+			"registration endpoint": m.RegistrationEndpoint} {
+			if ep == "" {
+				continue
+			}
+			if _, err := c.secure(what, ep); err != nil {
+				return nil, nil, err
+			}
+		}
+		return prm, &m, nil
 	}
 	base := strings.TrimSuffix(issuer, "/")
 	return prm, &ServerMetadata{
@@ -210,21 +237,125 @@ func discover(ctx context.Context, hc *http.Client, server *url.URL, c Challenge
 	}, nil
 }
 
-// checkResource refuses metadata for another resource than the server's
-// (RFC 9728 section 3.3): the resource must be the server's URL or a
-// prefix of it on the same origin.
-func checkResource(server *url.URL, resource string) error {
+// checkResource refuses protected-resource metadata fetched from
+// metadataURL that does not name the server as its resource (RFC 9728
+// section 3.3): the resource must be the server's URL, or, for the
+// metadata at the root well-known URL of the server's origin, that origin.
+// Metadata without a resource is refused too (the member is required).
+func checkResource(server *url.URL, metadataURL, resource string) error {
 	if resource == "" {
-		return nil
+		return errors.New("the protected-resource metadata names no resource (RFC 9728 requires it)")
 	}
 	r, err := url.Parse(resource)
+	if err != nil || r.Host == "" {
+		return errors.New("the protected-resource metadata's resource is not a URL")
+	}
+	origin := &url.URL{Scheme: server.Scheme, Host: server.Host}
+	if normURL(r) == normURL(server) {
+		return nil
+	}
+	if normURL(r) == normURL(origin) && metadataURL == origin.String()+"/.well-known/oauth-protected-resource" {
+		return nil
+	}
+	return fmt.Errorf("the protected-resource metadata names resource %s://%s%s, not this server (%s://%s%s)", r.Scheme, r.Host, r.EscapedPath(),
+		server.Scheme, server.Host, server.EscapedPath())
+}
+
+// checkIssuer refuses authorization-server metadata whose issuer is not
+// the one its URL was made from (RFC 8414 section 3.3). For a server
+// without resource metadata (legacy), which nobody named an issuer for,
+// the issuer must be on the server's origin.
+func checkIssuer(m *ServerMetadata, issuer *url.URL, legacy bool) error {
+	if m.Issuer == "" {
+		return fmt.Errorf("the authorization-server metadata of %s names no issuer (RFC 8414 requires it)", issuer.Host)
+	}
+	got, err := url.Parse(m.Issuer)
+	if err != nil || got.Host == "" {
+		return fmt.Errorf("the authorization-server metadata of %s has an issuer that is not a URL", issuer.Host)
+	}
+	if normURL(got) == normURL(issuer) || legacy && got.RawQuery == "" && got.Fragment == "" && sameOrigin(got, issuer) {
+		return nil
+	}
+	return fmt.Errorf("the authorization-server metadata fetched for issuer %s names issuer %s://%s%s (RFC 8414 section 3.3: it must not be used)",
+		issuer.Redacted(), got.Scheme, got.Host, got.EscapedPath())
+}
+
+// normURL is u as compared: scheme and host in lower case, without the
+// scheme's default port, without a trailing slash.
+func normURL(u *url.URL) string {
+	s := strings.ToLower(u.Scheme) + "://" + hostPort(u) + strings.TrimSuffix(u.EscapedPath(), "/")
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		s += "#" + u.Fragment
+	}
+	return s
+}
+
+// hostPort is u's host in lower case with the port, unless it is the
+// scheme's default.
+func hostPort(u *url.URL) string {
+	h, p := strings.ToLower(u.Hostname()), u.Port()
+	if p == "" || p == "443" && strings.EqualFold(u.Scheme, "https") || p == "80" && strings.EqualFold(u.Scheme, "http") {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	return net.JoinHostPort(h, p)
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && hostPort(a) == hostPort(b)
+}
+
+// isLoopback reports whether host (a URL's Hostname) is localhost or a
+// loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// openable reports whether u may be requested or opened for the
+// authorization flow at all: https, or plain http to a loopback host.
+func openable(u *url.URL) bool {
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Host != ""
+	case "http":
+		return u.Host != "" && isLoopback(u.Hostname())
+	}
+	return false
+}
+
+// secure parses raw, a URL the client is about to send something to (the
+// MCP server, an authorization-server endpoint, a metadata document), and
+// refuses it unless it is https: MCP requires https for every
+// authorization-server endpoint. Plain http is accepted for a loopback
+// host when the configuration allows it (AllowLoopbackHTTP), for
+// development servers. what names the URL in the error, which shows its
+// scheme and host, never the whole URL.
+func (c *Client) secure(what, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("protected-resource metadata: resource %q is not a URL", resource)
+		return nil, fmt.Errorf("the %s is not a URL", what)
 	}
-	same := strings.EqualFold(r.Scheme, server.Scheme) && strings.EqualFold(r.Host, server.Host)
-	rp, sp := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(server.Path, "/")
-	if !same || !(sp == rp || strings.HasPrefix(sp, rp+"/")) {
-		return fmt.Errorf("protected-resource metadata names resource %q, not this server (%s://%s%s)", resource, server.Scheme, server.Host, server.Path)
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme == "https" && u.Host != "":
+		return u, nil
+	case scheme == "http" && u.Host != "" && isLoopback(u.Hostname()):
+		if c.cfg.AllowLoopbackHTTP {
+			return u, nil
+		}
+		return nil, fmt.Errorf("the %s is http://%s, not https: plain http is accepted only for a loopback host, and only where allowed (AllowLoopbackHTTP; auth.allowLoopbackHttp in mcpgen.yaml)", what, u.Host)
+	case scheme == "http" && u.Host != "":
+		return nil, fmt.Errorf("the %s is http://%s, not https: OAuth requires https (plain http only for a loopback host)", what, u.Host)
+	default:
+		return nil, fmt.Errorf("the %s is not an https URL (scheme %q)", what, u.Scheme)
 	}
-	return nil
 }

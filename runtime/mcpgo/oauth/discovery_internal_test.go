@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,15 +43,77 @@ func TestMetadataURLOrder(t *testing.T) {
 	}
 }
 
+// The resource must be the server's URL (a trailing slash, letter case
+// of scheme and host and a default port aside), or its origin for the
+// metadata at the origin's root well-known URL; nothing else, and not
+// nothing.
 func TestCheckResource(t *testing.T) {
 	u, _ := url.Parse("https://api.example.com/v1/mcp")
-	for res, ok := range map[string]bool{
-		"": true, "https://api.example.com/v1/mcp": true, "https://api.example.com/": true, "https://api.example.com": true,
-		"https://api.example.com/v1/mcp/": true, "https://evil.example.com/v1/mcp": false, "https://api.example.com/v2": false,
-		"http://api.example.com/v1/mcp": false, "https://api.example.com/v1/mc": false,
+	const pathBased, root, custom = "https://api.example.com/.well-known/oauth-protected-resource/v1/mcp",
+		"https://api.example.com/.well-known/oauth-protected-resource", "https://api.example.com/custom.json"
+	for _, tc := range []struct {
+		at, res string
+		ok      bool
+	}{
+		{pathBased, "https://api.example.com/v1/mcp", true}, {custom, "https://api.example.com/v1/mcp", true},
+		{pathBased, "https://API.example.com:443/v1/mcp/", true}, {root, "https://api.example.com/v1/mcp", true},
+		{root, "https://api.example.com", true}, {root, "https://api.example.com/", true},
+		{pathBased, "https://api.example.com/", false}, {custom, "https://api.example.com", false},
+		{pathBased, "", false}, {root, "", false},
+		{pathBased, "https://evil.example.com/v1/mcp", false}, {pathBased, "https://api.example.com/v2", false},
+		{pathBased, "http://api.example.com/v1/mcp", false}, {pathBased, "https://api.example.com/v1/mc", false},
+		{pathBased, "https://api.example.com:8443/v1/mcp", false}, {pathBased, "https://api.example.com/v1/mcp?x=1", false},
+		{pathBased, "https://api.example.com/v1", false}, {root, "https://evil.example.com", false},
 	} {
-		if err := checkResource(u, res); (err == nil) != ok {
-			t.Errorf("%q: %v", res, err)
+		if err := checkResource(u, tc.at, tc.res); (err == nil) != tc.ok {
+			t.Errorf("%q at %s: %v", tc.res, tc.at, err)
+		}
+	}
+}
+
+func TestCheckIssuer(t *testing.T) {
+	iss, _ := url.Parse("https://auth.example.com/tenant1")
+	for _, tc := range []struct {
+		got    string
+		legacy bool
+		ok     bool
+	}{
+		{"https://auth.example.com/tenant1", false, true}, {"https://auth.example.com/tenant1/", false, true},
+		{"https://AUTH.example.com:443/tenant1", false, true},
+		{"", false, false}, {"https://auth.example.com", false, false}, {"https://auth.example.com/tenant2", false, false},
+		{"https://evil.example.com/tenant1", false, false}, {"http://auth.example.com/tenant1", false, false},
+		{"https://auth.example.com/tenant1?x", false, false}, {"not a url", false, false},
+		// Legacy (no resource metadata): the server's own origin.
+		{"https://auth.example.com/oauth", true, true}, {"https://evil.example.com/tenant1", true, false},
+		{"https://auth.example.com:8443/tenant1", true, false}, {"https://auth.example.com/x?y", true, false},
+	} {
+		if err := checkIssuer(&ServerMetadata{Issuer: tc.got}, iss, tc.legacy); (err == nil) != tc.ok {
+			t.Errorf("issuer %q (legacy %v): %v", tc.got, tc.legacy, err)
+		}
+	}
+}
+
+func TestSecureURLs(t *testing.T) {
+	strict, dev := &Client{}, &Client{cfg: Config{AllowLoopbackHTTP: true}}
+	for _, tc := range []struct {
+		url         string
+		strict, dev bool
+	}{
+		{"https://as.example/token", true, true}, {"https://127.0.0.1:9/token", true, true},
+		{"http://127.0.0.1:9/token", false, true}, {"http://127.5.6.7/token", false, true}, {"http://[::1]:9/token", false, true},
+		{"http://localhost:9/token", false, true}, {"http://LOCALHOST./token", false, true},
+		{"http://as.example/token", false, false}, {"http://10.0.0.1/token", false, false}, {"http://[::ffff:10.0.0.1]/t", false, false},
+		{"http://localhost.evil.example/t", false, false}, {"http://127.0.0.1.evil.example/t", false, false},
+		{"javascript:alert(1)", false, false}, {"file:///etc/passwd", false, false}, {"data:text/html,x", false, false},
+		{"https:///nohost", false, false}, {"//as.example/token", false, false}, {"", false, false},
+	} {
+		_, err := strict.secure("token endpoint", tc.url)
+		_, devErr := dev.secure("token endpoint", tc.url)
+		if (err == nil) != tc.strict || (devErr == nil) != tc.dev {
+			t.Errorf("%q: strict %v, with AllowLoopbackHTTP %v", tc.url, err, devErr)
+		}
+		if err != nil && tc.url != "" && strings.Contains(err.Error(), tc.url) {
+			t.Errorf("%q: the error quotes the URL: %v", tc.url, err)
 		}
 	}
 }

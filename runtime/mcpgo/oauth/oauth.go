@@ -14,9 +14,46 @@
 // metadata documents, scope selection from the challenge and step-up, and
 // it surfaces the 401 to the caller instead of retrying.
 //
+// The rules the client keeps:
+//
+//   - A token goes to the MCP server it was issued for (RFC 8707) and
+//     nowhere else: only requests to the server URL's origin (scheme, host
+//     and port) get it. A request to another origin (a redirect, an SSE
+//     endpoint elsewhere) goes without it, and its 401 starts no
+//     authorization. A cached entry made for another server is not used.
+//   - Everything goes over https: the MCP server's URL (New refuses
+//     another), the protected-resource metadata URLs, the issuer, the
+//     authorization server's metadata and its authorization, token and
+//     registration endpoints (metadata naming a plain-http one is refused
+//     before anything is sent), and a cached token endpoint before a
+//     refresh. The one exception, for development servers, is plain http
+//     to a loopback host (localhost, 127.0.0.0/8, ::1) when
+//     Config.AllowLoopbackHTTP is set. Errors name such a URL's scheme and
+//     host, never the whole URL.
+//   - Protected-resource metadata must name the server as its resource
+//     (RFC 9728 section 3.3): the server's URL, or the server's origin for
+//     the metadata at that origin's root well-known URL; metadata without
+//     a resource is refused. Authorization-server metadata must name the
+//     issuer its URL was made from (RFC 8414 section 3.3; a trailing slash,
+//     the letter case of scheme and host and a default port aside); for a
+//     server without resource metadata, which is its own authorization
+//     server, an issuer on the server's origin.
+//   - The UserAgent is only given an https authorization URL (plain http
+//     for a loopback host with AllowLoopbackHTTP); Loopback and Headless
+//     also refuse any other URL themselves.
+//   - A step-up re-authorizes at most MaxStepUps times per request, and
+//     at most MaxStepUps times per demanded scope over the client's life:
+//     a request that gets through does not reset the count. With
+//     Config.AllowedScopes set, no scope outside it is ever requested and
+//     a step-up for one is not made; without it the headless agent and the
+//     client credentials grant, which have nobody to consent, do not step
+//     up at all.
+//
 // Tokens and client secrets are held as mcpruntime.Secret or inside
 // *oauth2.Token, are sent only to the token endpoint and the server, and
-// are scrubbed from every error this package returns.
+// are scrubbed from every error this package returns. Client.Secrets
+// lists every one the client has held, for output that may echo them
+// (mcpgo.WithSecretSource).
 package oauth
 
 import (
@@ -80,6 +117,17 @@ type Config struct {
 	// Scopes, when set, are requested instead of the challenge's or the
 	// metadata's.
 	Scopes []string
+	// AllowedScopes, when set, are the only scopes ever requested: the
+	// challenge's, the metadata's and offline_access are cut down to them,
+	// Scopes must be among them, and a step-up for any other scope is not
+	// made (the 403 is returned). Without it the headless agent and the
+	// client credentials grant, which have nobody to consent, never step
+	// up.
+	AllowedScopes []string
+	// AllowLoopbackHTTP accepts plain http for a loopback host (localhost,
+	// 127.0.0.0/8, ::1): the MCP server's URL and every authorization-server
+	// URL, for development servers. Anything else must be https.
+	AllowLoopbackHTTP bool
 	// ClientName is sent in dynamic registration (default "mcpgen").
 	ClientName string
 	// Agent sends the user to the authorization endpoint and brings back
@@ -93,12 +141,17 @@ type Config struct {
 	// LoginHint ends the ErrLoginRequired message (default: "sign in
 	// first").
 	LoginHint string
-	// MaxStepUps bounds re-authorizations per request on 403
-	// insufficient_scope (0: DefaultMaxStepUps; negative: none).
+	// MaxStepUps bounds re-authorizations on 403 insufficient_scope: per
+	// request, and per demanded scope over the client's life (0:
+	// DefaultMaxStepUps; negative: none).
 	MaxStepUps int
 }
 
-// UserAgent is the browser of the authorization code flow.
+// UserAgent is the browser of the authorization code flow. It is given
+// only https authorization URLs (plain http only for a loopback host, with
+// AllowLoopbackHTTP). An agent with a method Unattended() bool that
+// returns true (Headless) has no person behind it to consent: it steps up
+// only within AllowedScopes.
 type UserAgent interface {
 	// RedirectURI is the redirect_uri to register and send.
 	RedirectURI() string
@@ -116,19 +169,37 @@ type Client struct {
 	mu    sync.Mutex
 	entry *Entry
 	gen   int // counts authorizations, so a request that raced one retries with its token
-	// stepUps counts re-authorizations per demanded scope set since the
-	// last request that got through.
+	// stepUps counts re-authorizations per demanded scope over the
+	// client's life: a server that never lets a request through with the
+	// scope gets no more, however many requests succeed in between.
 	stepUps map[string]int
 	base    http.RoundTripper
+
+	heldMu sync.Mutex
+	held   []string // every secret the client has held (Secrets)
 }
 
-// New returns the client for the MCP server at serverURL.
+// New returns the client for the MCP server at serverURL. The URL must be
+// https (http only for a loopback host, with AllowLoopbackHTTP): the token
+// is sent there.
 func New(serverURL string, cfg Config) (*Client, error) {
+	// The URL is never quoted in errors: it may carry a secret.
 	u, err := url.Parse(serverURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("oauth: server URL %q is not an http(s) URL", serverURL)
+		return nil, errors.New("oauth: the server URL is not an http(s) URL")
 	}
 	u.Fragment, u.RawQuery = "", ""
+	c := &Client{server: u, cfg: cfg, base: http.DefaultTransport}
+	if _, err := c.secure("MCP server's URL", u.String()); err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	if cfg.AllowedScopes != nil {
+		for _, s := range cfg.Scopes {
+			if !slices.Contains(cfg.AllowedScopes, s) {
+				return nil, fmt.Errorf("oauth: scope %q is not among the allowed scopes", s)
+			}
+		}
+	}
 	if cfg.Store == nil {
 		cfg.Store = NewMemoryStore()
 	}
@@ -144,13 +215,71 @@ func New(serverURL string, cfg Config) (*Client, error) {
 	if cfg.MaxStepUps == 0 {
 		cfg.MaxStepUps = DefaultMaxStepUps
 	}
-	return &Client{server: u, cfg: cfg, base: http.DefaultTransport}, nil
+	c.cfg = cfg
+	c.hold(string(cfg.ClientSecret), string(cfg.PrivateKey))
+	return c, nil
+}
+
+// Secrets returns every secret the client has held since it was made: the
+// configured client secret and key, a registered client's secret, and
+// every access and refresh token, whether loaded from the store, fetched,
+// refreshed or stepped up, including those replaced since. Output that may
+// echo what the server was sent must redact all of them: a token renewed
+// halfway through a run is as secret as the first.
+func (c *Client) Secrets() []string {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	return slices.Clone(c.held)
+}
+
+func (c *Client) hold(values ...string) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	for _, v := range values {
+		if v != "" && !slices.Contains(c.held, v) {
+			c.held = append(c.held, v)
+		}
+	}
+}
+
+// holdToken and holdEntry hold what a token or an entry carries.
+func (c *Client) holdToken(t *oauth2.Token) {
+	if t != nil {
+		c.hold(t.AccessToken, t.RefreshToken)
+	}
+}
+
+func (c *Client) holdEntry(e *Entry) {
+	if e != nil {
+		c.hold(string(e.ClientSecret))
+		c.holdToken(e.Token)
+	}
+}
+
+// loadLocked reads the cached entry once (c.mu held). An entry cached for
+// another server (a Key shared by mistake) is not used: its token is not
+// this server's.
+func (c *Client) loadLocked() {
+	if c.entry != nil {
+		return
+	}
+	e, err := c.cfg.Store.Load(c.cfg.Key)
+	if err != nil || e == nil {
+		return
+	}
+	c.holdEntry(e)
+	if e.Server != "" && e.Server != c.server.String() {
+		return
+	}
+	c.entry = e
 }
 
 // RoundTripper wraps base (the connection's transport, under its SSRF
-// guard and message cap) so requests carry this client's token; the
-// authorization server is reached through base too. It is the function
-// mcpgo.WithRoundTripper takes.
+// guard and message cap) so requests to the server's origin carry this
+// client's token; the authorization server is reached through base too.
+// It is the function mcpgo.WithRoundTripper takes; give the connection
+// mcpgo.WithSecretSource(c.Secrets) as well, so the tokens are scrubbed
+// from its errors.
 func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	c.mu.Lock()
 	c.base = base
@@ -165,8 +294,11 @@ type transport struct {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// A request that already carries credentials (a per-principal bearer
-	// token from the identity guard) is that principal's, not ours.
-	if req.Header.Get("Authorization") != "" {
+	// token from the identity guard) is that principal's, not ours. One to
+	// another origin (a redirect, an SSE endpoint elsewhere) is not the
+	// server's the token was issued for (RFC 8707): it goes without the
+	// token, and its 401 starts no authorization.
+	if req.Header.Get("Authorization") != "" || !sameOrigin(req.URL, t.c.server) {
 		return t.base.RoundTrip(req)
 	}
 	var body []byte
@@ -216,35 +348,64 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		}
-		if resp.StatusCode < 400 {
-			t.c.steppedUp()
-		}
 		return resp, nil
 	}
 }
 
-// mayStepUp counts a step-up for the scopes ch demands, across requests:
-// a server that keeps demanding scopes its authorization server never
-// grants gets MaxStepUps re-authorizations in all, not per request.
+// mayStepUp decides whether the client re-authorizes for the scopes ch
+// demands, and counts it. Refused: a scope outside AllowedScopes; any
+// scope with nobody to consent (the client credentials grant, an
+// unattended agent) unless AllowedScopes lists it; a scope already
+// stepped up for MaxStepUps times over the client's life. The count is
+// kept per demanded scope the token lacks (per demanded scope when it
+// lacks none: the server refuses what it granted), never reset, so a
+// server that keeps refusing, with requests let through in between or
+// with the demand reworded, gets a bounded number of authorizations.
 func (c *Client) mayStepUp(ch Challenge) bool {
-	key := strings.Join(slices.Sorted(slices.Values(ch.Scope)), " ")
+	if allowed := c.cfg.AllowedScopes; allowed != nil {
+		for _, s := range ch.Scope {
+			if !slices.Contains(allowed, s) {
+				return false
+			}
+		}
+	} else if c.unattended() {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var held []string
+	if c.entry != nil {
+		held = c.entry.Scopes
+	}
+	keys := slices.DeleteFunc(slices.Clone(ch.Scope), func(s string) bool { return slices.Contains(held, s) })
+	if len(keys) == 0 {
+		keys = ch.Scope
+	}
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
 	if c.stepUps == nil {
 		c.stepUps = map[string]int{}
 	}
-	if c.stepUps[key] >= c.cfg.MaxStepUps {
-		return false
+	for _, k := range keys {
+		if c.stepUps[k] >= c.cfg.MaxStepUps {
+			return false
+		}
 	}
-	c.stepUps[key]++
+	for _, k := range keys {
+		c.stepUps[k]++
+	}
 	return true
 }
 
-// steppedUp resets the count once a request gets through.
-func (c *Client) steppedUp() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.stepUps)
+// unattended reports whether nobody is there to consent to what the
+// client asks for.
+func (c *Client) unattended() bool {
+	if c.cfg.ClientCredentials {
+		return true
+	}
+	u, ok := c.cfg.Agent.(interface{ Unattended() bool })
+	return ok && u.Unattended()
 }
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the
@@ -265,11 +426,7 @@ func drain(resp *http.Response) {
 func (c *Client) current(ctx context.Context) (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entry == nil {
-		if e, err := c.cfg.Store.Load(c.cfg.Key); err == nil && e != nil {
-			c.entry = e
-		}
-	}
+	c.loadLocked()
 	e := c.entry
 	if e == nil || e.Token == nil {
 		return "", c.gen
@@ -294,6 +451,11 @@ func (c *Client) httpClient() *http.Client {
 }
 
 func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
+	// A cached token endpoint is checked as a discovered one is: the
+	// refresh token and the client's secret go there.
+	if _, err := c.secure("token endpoint", e.TokenURL); err != nil && e.TokenURL != "" {
+		return nil, err
+	}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, c.httpClient())
 	if e.ClientCredentials && e.TokenURL != "" {
 		// A service just asks again: it needs no refresh token.
@@ -304,6 +466,7 @@ func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
 	}
 	oc := c.oauth2Config(e, nil)
 	tok, err := oc.TokenSource(ctx, &oauth2.Token{RefreshToken: e.Token.RefreshToken}).Token()
+	c.holdToken(tok)
 	if err != nil {
 		return nil, c.scrub(err, e)
 	}
@@ -313,9 +476,7 @@ func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
 // Login authorizes now, without waiting for a 401: mcpgen auth login.
 func (c *Client) Login(ctx context.Context) error {
 	c.mu.Lock()
-	if c.entry == nil {
-		c.entry, _ = c.cfg.Store.Load(c.cfg.Key)
-	}
+	c.loadLocked()
 	gen := c.gen
 	c.mu.Unlock()
 	ch := Challenge{}
@@ -357,9 +518,7 @@ func (c *Client) Logout() error {
 func (c *Client) Entry() *Entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entry == nil {
-		c.entry, _ = c.cfg.Store.Load(c.cfg.Key)
-	}
+	c.loadLocked()
 	if c.entry == nil {
 		return nil
 	}
@@ -403,7 +562,7 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, stepUp bo
 func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entry, error) {
 	hc := c.httpClient()
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
-	prm, asm, err := discover(ctx, hc, c.server, ch)
+	prm, asm, err := c.discover(ctx, hc, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -433,6 +592,12 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 	if m := asm.CodeChallengeMethodsSupported; m != nil && !slices.Contains(m, "S256") {
 		return nil, errors.New("the authorization server does not support PKCE with S256, which MCP requires")
 	}
+	if _, err := c.secure("authorization endpoint", asm.AuthorizationEndpoint); err != nil {
+		return nil, err
+	}
+	if e.TokenURL == "" {
+		return nil, errors.New("the authorization server has no token endpoint")
+	}
 	e.RedirectURI = c.cfg.Agent.RedirectURI()
 	oc := c.oauth2Config(e, asm)
 	verifier, state := oauth2.GenerateVerifier(), randomString()
@@ -454,6 +619,7 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 		return nil, errors.New("the authorization response has no code")
 	}
 	tok, err := oc.Exchange(ctx, code, oauth2.VerifierOption(verifier), resource)
+	c.holdToken(tok)
 	if err != nil {
 		return nil, scrubString(c.scrub(err, e), code)
 	}
@@ -468,7 +634,8 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 // challenge's scope, else the resource's scopes_supported, else none. A
 // step-up adds the challenge's scopes to those already held, so the new
 // token still covers what the old one did. offline_access is added
-// where the authorization server offers it, for a refresh token.
+// where the authorization server offers it, for a refresh token. With
+// AllowedScopes, whatever it does not list is dropped.
 func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMetadata, stepUp bool) []string {
 	var s []string
 	switch {
@@ -493,6 +660,9 @@ func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMe
 	}
 	if c.cfg.Scopes == nil && !c.cfg.ClientCredentials && len(s) > 0 && slices.Contains(asm.ScopesSupported, "offline_access") && !slices.Contains(s, "offline_access") {
 		s = append(s, "offline_access")
+	}
+	if allowed := c.cfg.AllowedScopes; allowed != nil {
+		s = slices.DeleteFunc(s, func(x string) bool { return !slices.Contains(allowed, x) })
 	}
 	return s
 }
@@ -542,7 +712,11 @@ func (c *Client) clientCredentials(ctx context.Context, e *Entry) (*oauth2.Token
 		cc.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		cc.EndpointParams.Set("client_assertion", a)
 	}
+	if _, err := c.secure("token endpoint", e.TokenURL); err != nil {
+		return nil, err
+	}
 	tok, err := cc.Token(ctx)
+	c.holdToken(tok)
 	if err != nil {
 		return nil, c.scrub(err, e)
 	}

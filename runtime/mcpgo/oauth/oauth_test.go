@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/oauthtest"
+	"github.com/mcpgen/mcpgen/internal/testca"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo/oauth"
@@ -26,6 +27,29 @@ const (
 
 var headless = oauth.Headless{Redirect: "http://127.0.0.1:1/callback"}
 
+// ca signs the certificates of every authorization and MCP server of
+// these tests; TestMain makes the process trust it alone.
+var ca *testca.CA
+
+func TestMain(m *testing.M) {
+	var err error
+	if ca, err = testca.New(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dir, err := os.MkdirTemp("", "oauth-ca-")
+	if err == nil {
+		err = ca.Trust(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // connect lists the protected server's tools through c.
 func connect(t *testing.T, ctx context.Context, url string, c *oauth.Client) ([]string, error) {
 	t.Helper()
@@ -35,7 +59,7 @@ func connect(t *testing.T, ctx context.Context, url string, c *oauth.Client) ([]
 }
 
 func TestPreRegisteredCodeFlowRefreshAndCache(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "tokens")
@@ -103,7 +127,7 @@ func TestPreRegisteredCodeFlowRefreshAndCache(t *testing.T) {
 }
 
 func TestDynamicRegistrationPublicClient(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	c, _ := oauth.New(as.MCPURL, oauth.Config{Agent: headless})
 	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
@@ -116,7 +140,7 @@ func TestDynamicRegistrationPublicClient(t *testing.T) {
 }
 
 func TestClientCredentials(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true, AuthMethod: oauth.AuthMethodPost})
 	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
@@ -149,7 +173,7 @@ func TestClientCredentials(t *testing.T) {
 // Per-run identity backed by each user's own token: two users, two
 // logins, and the provider answers each run with its user's token.
 func TestPrincipals(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	ctx := context.Background()
 	p := &oauth.Principals{Server: as.MCPURL, Config: oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}}
@@ -188,7 +212,7 @@ func (*pingIn) Validate() error { return nil }
 // service (client credentials) for its handshake; each call goes with its
 // run's user token, which the connection's RoundTripper leaves alone.
 func TestPrincipalsThroughIdentityGuard(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	ctx := context.Background()
 	svc, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true})
@@ -222,14 +246,14 @@ func TestPrincipalsThroughIdentityGuard(t *testing.T) {
 // Basic header) and a refused login: neither the secret nor any token
 // reaches an error, an entry or a config, whatever the verb.
 func TestSecretsNeverPrinted(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	ctx := context.Background()
 	var errs []error
 	for _, method := range []string{oauth.AuthMethodBasic, oauth.AuthMethodPost} {
 		// The authorization server knows the client by another secret:
 		// the token request is refused with the sent one echoed.
-		wrong := oauthtest.New("other-secret", canaryToken)
+		wrong := oauthtest.New(ca, "other-secret", canaryToken)
 		wrong.EchoErrors = true
 		c, _ := oauth.New(wrong.MCPURL, oauth.Config{ClientID: wrong.ClientID, ClientSecret: canarySecret, AuthMethod: method, Agent: headless})
 		_, err := connect(t, ctx, wrong.MCPURL, c)
@@ -272,7 +296,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 }
 
 func TestTokenRefreshedBeforeExpiry(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	// Tokens that expire within x/oauth2's ten-second margin are refreshed
 	// before each use.
@@ -292,12 +316,14 @@ func TestTokenRefreshedBeforeExpiry(t *testing.T) {
 }
 
 // A 403 insufficient_scope re-authorizes for the scopes it names; one that
-// keeps coming is answered at most MaxStepUps times, then returned.
+// keeps coming is answered at most MaxStepUps times, then returned. The
+// headless agent steps up only for scopes the configuration allows.
 func TestStepUp(t *testing.T) {
-	as := oauthtest.New(canarySecret, canaryToken)
+	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
 	as.StepUp = "mcp:write"
-	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
+	allowed := []string{"mcp:read", "mcp:write", "offline_access"}
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless, AllowedScopes: allowed})
 	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
 		t.Fatal(err)
 	}
@@ -311,10 +337,10 @@ func TestStepUp(t *testing.T) {
 	// The authorization server never grants what the resource demands:
 	// the first request authorizes once for its 401 and steps up
 	// MaxStepUps times, then the 403 ends it.
-	never := oauthtest.New(canarySecret, canaryToken)
+	never := oauthtest.New(ca, canarySecret, canaryToken)
 	defer never.Close()
 	never.StepUp, never.Withhold = "mcp:write", true
-	c, _ = oauth.New(never.MCPURL, oauth.Config{ClientID: never.ClientID, ClientSecret: canarySecret, Agent: headless})
+	c, _ = oauth.New(never.MCPURL, oauth.Config{ClientID: never.ClientID, ClientSecret: canarySecret, Agent: headless, AllowedScopes: allowed})
 	_, err := connect(t, context.Background(), never.MCPURL, c)
 	if err == nil {
 		t.Fatal("a refused request succeeded")

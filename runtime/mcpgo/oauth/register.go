@@ -107,6 +107,7 @@ func (c *Client) register(ctx context.Context, hc *http.Client, asm *ServerMetad
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&got); err != nil || got.ClientID == "" {
 		return fmt.Errorf("dynamic registration at %s: the answer has no client_id", asm.RegistrationEndpoint)
 	}
+	c.hold(got.ClientSecret)
 	e.ClientID, e.ClientSecret, e.Registered = got.ClientID, mcpruntime.Secret(got.ClientSecret), true
 	e.AuthMethod = got.AuthMethod
 	if e.AuthMethod == "" {
