@@ -19,7 +19,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -214,7 +213,7 @@ func checkNode(dir string, src snapshot.Source) error {
 	if src.Command != "node" || len(src.Args) == 0 {
 		return fmt.Errorf("server %q is not an npm server run with node", src.ID)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
+	if !onPath("node") {
 		return missing("node is not installed")
 	}
 	script := src.Args[0]
@@ -246,6 +245,18 @@ func checkNode(dir string, src snapshot.Source) error {
 		return fmt.Errorf("%s %s is installed, but tools/npm pins %s: run npm ci --prefix tools/npm", pkg, installed.Version, pins[pkg])
 	}
 	return nil
+}
+
+// onPath reports whether an executable file named name is in a PATH
+// directory. (Only the session layer starts processes, so this package
+// does not import os/exec for LookPath.)
+func onPath(name string) bool {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // npmPackage splits .../node_modules/<package>/<file> into the package
