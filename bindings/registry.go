@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,7 +58,8 @@ const GitHubCommand = "github-mcp-server"
 // none.
 type Options struct {
 	// NodeModules is an absolute path to a node_modules directory where the
-	// pinned npm releases are installed; the servers then run as
+	// pinned npm releases are installed (each registered server's package
+	// must be there, at its pinned version); the servers then run as
 	// `node <NodeModules>/<package>/dist/index.js`, exactly the installed
 	// code. Empty: they run as `npx --yes <package>@<version>`, which
 	// downloads the pinned version into npm's cache on first use (checked
@@ -109,16 +111,30 @@ func Configs(o Options) ([]manager.ServerConfig, error) {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("bindings.Options.%s: %s", field, fmt.Sprintf(format, args...)))
 	}
+	modsOK := true
 	if o.NodeModules != "" {
 		if msg := dirProblem(o.NodeModules); msg != "" {
 			bad("NodeModules", "%s", msg)
+			modsOK = false
 		}
 	}
 	npm := func(p NPMPackage, args ...string) manager.Transport {
 		if o.NodeModules == "" {
 			return manager.Transport{Kind: manager.TransportStdio, Command: "npx", Args: append([]string{"--yes", p.String()}, args...)}
 		}
-		script := filepath.Join(o.NodeModules, filepath.FromSlash(p.Name), "dist", "index.js")
+		dir := filepath.Join(o.NodeModules, filepath.FromSlash(p.Name))
+		script := filepath.Join(dir, "dist", "index.js")
+		if modsOK {
+			// The bindings were generated from the pinned release: another
+			// version may list other tools.
+			if v, err := installedVersion(dir); err != nil {
+				bad("NodeModules", "%s is not installed there (npm install --save-exact %s): %v", p.Name, p, err)
+			} else if v != p.Version {
+				bad("NodeModules", "%s %s is installed there, but the bindings are of %s", p.Name, v, p.Version)
+			} else if _, err := os.Stat(script); err != nil {
+				bad("NodeModules", "%s has no dist/index.js there", p.Name)
+			}
+		}
 		return manager.Transport{Kind: manager.TransportStdio, Command: "node", Args: append([]string{script}, args...)}
 	}
 	entry := func(id, name, desc string, t manager.Transport) manager.ServerConfig {
@@ -222,6 +238,23 @@ func Register(ctx context.Context, reg *manager.Registry, o Options) ([]manager.
 		saved = append(saved, s)
 	}
 	return saved, nil
+}
+
+// installedVersion reads the version of the npm package installed in dir.
+func installedVersion(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", err
+	}
+	var p struct{ Version string }
+	if err := json.Unmarshal(data, &p); err != nil {
+		return "", fmt.Errorf("package.json: %w", err)
+	}
+	return p.Version, nil
 }
 
 // dirProblem says what keeps path from being an absolute path to an

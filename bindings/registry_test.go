@@ -50,9 +50,23 @@ func byID(t *testing.T, cs []manager.ServerConfig) map[string]manager.ServerConf
 func TestConfigs(t *testing.T) {
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "node_modules")
-	if err := os.Mkdir(mods, 0o755); err != nil {
-		t.Fatal(err)
+	install := func(p bindings.NPMPackage, version string) {
+		t.Helper()
+		pkg := filepath.Join(mods, filepath.FromSlash(p.Name))
+		if err := os.MkdirAll(filepath.Join(pkg, "dist"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name": "`+p.Name+`", "version": "`+version+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pkg, "dist", "index.js"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	install(bindings.FilesystemPackage, bindings.FilesystemPackage.Version)
+	install(bindings.MemoryPackage, bindings.MemoryPackage.Version)
+	install(bindings.SequentialThinkingPackage, bindings.SequentialThinkingPackage.Version)
+	install(bindings.EverythingPackage, "2025.1.1") // not the pin
 	work := filepath.Join(dir, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
@@ -152,6 +166,10 @@ func TestConfigs(t *testing.T) {
 			{"memory dir missing", bindings.Options{MemoryFile: filepath.Join(dir, "nope", "g.jsonl")}, []string{"MemoryFile: its directory"}},
 			{"memory is a dir", bindings.Options{MemoryFile: work}, []string{"MemoryFile: ", "is a directory"}},
 			{"relative node_modules", bindings.Options{NodeModules: "node_modules", SequentialThinking: true}, []string{"NodeModules: "}},
+			{"not installed", bindings.Options{NodeModules: work, SequentialThinking: true},
+				[]string{"NodeModules: @modelcontextprotocol/server-sequential-thinking is not installed there (npm install --save-exact @modelcontextprotocol/server-sequential-thinking@2026.8.31)"}},
+			{"another version installed", bindings.Options{NodeModules: mods, Everything: true},
+				[]string{"NodeModules: @modelcontextprotocol/server-everything 2025.1.1 is installed there, but the bindings are of 2026.8.31"}},
 			{"toolset flag", bindings.Options{GitHubToken: "t", GitHubToolsets: []string{"repos", "--read-only=false"}}, []string{`GitHubToolsets: [1] "--read-only=false"`}},
 			{"github options without a token", bindings.Options{SequentialThinking: true, GitHubWrite: true}, []string{"GitHubToken: empty"}},
 			{"bad token", bindings.Options{GitHubToken: token}, []string{"GitHubToken: contains a NUL or line break"}},

@@ -16,7 +16,7 @@
 // against it. The listing holds every toolset's tools, and find_duplicate,
 // issue_dependency_read and issue_dependency_write, which the server offers
 // only with their feature flags (--features). It carries no server info,
-// protocol version or output schemas (the server declares none), so every
+// protocol version or output schemas (no tool in it declares one), so every
 // call's result is its content blocks.
 //
 // # Starting the server
