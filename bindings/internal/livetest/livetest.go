@@ -77,8 +77,8 @@ func (s *Server) Run(m *testing.M) int {
 	flag.Parse()
 	if err := s.start(); err != nil {
 		s.err = err
-		var m missing
-		s.missing = errors.As(err, &m)
+		var ms missing
+		s.missing = errors.As(err, &ms)
 		// Examples cannot skip, and their output would be wrong.
 		skip := "^Example"
 		if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
@@ -188,7 +188,7 @@ func (s *Server) start() error {
 	if err != nil {
 		return err
 	}
-	if err := checkNode(dir, src); err != nil {
+	if err := checkNode(src); err != nil {
 		return err
 	}
 	if s.Args != nil {
@@ -209,7 +209,7 @@ func (s *Server) start() error {
 
 // checkNode checks that node and the entry's npm package are installed, at
 // the version tools/npm pins: the tests are about the pinned release.
-func checkNode(dir string, src snapshot.Source) error {
+func checkNode(src snapshot.Source) error {
 	if src.Command != "node" || len(src.Args) == 0 {
 		return fmt.Errorf("server %q is not an npm server run with node", src.ID)
 	}
