@@ -19,8 +19,8 @@
 // npx --yes @modelcontextprotocol/server-filesystem@2026.8.31 DIR runs the
 // same release. The server refuses paths outside its directories, also
 // through symbolic links and "..". It replaces its directories with the
-// client's roots when the client declares the roots capability
-// (mcpgo.WithRoots), so give it roots only to choose the directories. A
+// client's roots when the client declares the roots capability and lists
+// any (mcpgo.WithRoots), so give it roots only to choose the directories. A
 // program with a server registry registers it with bindings.Register
 // (Options.FilesystemDir, one directory) and binds filesystem.Invokers.
 //
