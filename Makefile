@@ -41,10 +41,11 @@ test: $(NPM_STAMP)
 	$(GO) test -race ./...
 	for m in $(MODULES); do (cd $$m && $(GO) test -race ./...) || exit 1; done
 
-# Regenerates the example's bindings from its committed manifests (no
-# server is contacted).
+# Regenerates the example's bindings and the ready-made ones in bindings/
+# from their committed manifests (no server is contacted).
 generate:
 	cd example && $(GO) generate ./...
+	$(GO) generate ./bindings/...
 
 # Offline: builds mcpgen and the example CRM server, snapshots it into
 # example/mcp/crm.json, regenerates the example's bindings and runs the
@@ -85,4 +86,4 @@ vet:
 check: fmt vet test
 	$(MAKE) generate
 	$(GO) generate ./internal/benchdata ./gen/internal/usecases/...
-	git diff --exit-code -- example internal/benchdata gen/internal/usecases
+	git diff --exit-code -- example bindings internal/benchdata gen/internal/usecases
