@@ -355,6 +355,12 @@ type link struct {
 	modern     bool
 	stopListen func()
 	closeIdle  func() // the HTTP client's idle connections
+	// continuous: dialed with mcp-go's standalone GET stream (an older
+	// protocol over streamable HTTP); listening is closed once the first
+	// GET for it is answered or fails.
+	continuous bool
+	listening  chan struct{}
+	listenOnce sync.Once
 
 	life     context.Context // ends when the connection does
 	cancel   context.CancelFunc
@@ -373,6 +379,14 @@ func (l *link) lose(why error) {
 }
 
 func (l *link) isDone() bool { return l.life.Err() != nil }
+
+// listened records that the standalone GET stream was answered (or
+// failed).
+func (l *link) listened() {
+	if l.listening != nil {
+		l.listenOnce.Do(func() { close(l.listening) })
+	}
+}
 
 // attempt is one connection attempt, shared by the calls waiting on it.
 type attempt struct {
@@ -432,6 +446,7 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 		c.mu.Unlock()
 		if continuous {
 			o = append(o, transport.WithContinuousListening())
+			l.continuous = true
 		}
 		return transport.NewStreamableHTTP(endpoint, o...)
 	}
@@ -470,7 +485,7 @@ func (c *Conn) httpClient(l *link, endpoint string) *http.Client {
 	if u, err := url.Parse(endpoint); err == nil && strings.EqualFold(u.Scheme, "https") {
 		base.tlsHost = u.Host
 	}
-	ct := &closingTransport{base: base}
+	ct := &closingTransport{base: base, onListen: l.listened}
 	hc.Transport = ct
 	l.closeIdle = ct.close
 	for _, f := range c.cfg.wrapRT {
@@ -489,10 +504,13 @@ func (c *Conn) httpClient(l *link, endpoint string) *http.Client {
 // connections are closed again; from then on the transport closes any
 // connection that becomes idle.
 type closingTransport struct {
-	base   *limitTransport
-	mu     sync.Mutex
-	closed bool
-	busy   int
+	base *limitTransport
+	// onListen hears when a GET without Last-Event-ID (mcp-go's standalone
+	// stream; resuming a stream sends the header) is answered or fails.
+	onListen func()
+	mu       sync.Mutex
+	closed   bool
+	busy     int
 }
 
 func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -505,6 +523,9 @@ func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	t.busy++
 	t.mu.Unlock()
 	resp, err := t.base.RoundTrip(req)
+	if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") == "" && t.onListen != nil {
+		t.onListen()
+	}
 	if err != nil || resp.Body == nil {
 		t.done()
 		return resp, err
@@ -735,7 +756,7 @@ func (c *Conn) open() (*link, error) {
 
 func (c *Conn) openOnce() (*link, error) {
 	life, cancel := context.WithCancel(c.life)
-	l := &link{life: life, cancel: cancel}
+	l := &link{life: life, cancel: cancel, listening: make(chan struct{})}
 	tr, err := c.dial(l)
 	if err != nil {
 		l.cancel()
@@ -790,6 +811,20 @@ func (c *Conn) openOnce() (*link, error) {
 	}
 	l.init = init
 	l.modern = mcp.IsModernProtocol(cli.ProtocolVersion())
+	if l.continuous && !l.modern {
+		// mcp-go opens the standalone GET stream once the handshake is
+		// answered, and ignores responses on it. A server that sees a
+		// call's request before that GET may answer the call on the GET
+		// (the sse-retry scenario of the conformance suite does when the
+		// two arrive together), and the answer is lost. So no request
+		// goes out before the server has answered the GET, or listenWait
+		// has passed for a server slow to.
+		select {
+		case <-l.listening:
+		case <-ctx.Done():
+		case <-time.After(listenWait):
+		}
+	}
 	if l.modern && (c.kind == kindHTTP || c.kind == kindSSE || len(c.watch.uris()) > 0) {
 		// Modern HTTP transports deliver server-to-client messages only on
 		// a subscriptions/listen stream, and resource subscriptions travel
@@ -825,6 +860,7 @@ func probe(ctx context.Context, tr transport.Interface) time.Duration {
 const (
 	pingWait      = 2 * time.Second
 	discoverProbe = 100 * time.Millisecond
+	listenWait    = 2 * time.Second
 )
 
 // handshakeTimeout is the cause of a connect timeout.
