@@ -227,7 +227,7 @@ func serverSource(ctx context.Context, s *config.Server) (snapshot.Source, []mcp
 	// token yet: the 401 says so.)
 	_, _ = c.Token(ctx)
 	src.Secrets, src.LiveSecrets = secrets, c.Secrets
-	return src, []mcpgo.Option{mcpgo.WithRoundTripper(c.RoundTripper)}, nil
+	return src, []mcpgo.Option{c.Option()}, nil
 }
 
 // captureServer is snapshot.Capture with extra connection options.

@@ -45,9 +45,11 @@ func bearerSeen(rec *oauthtest.Recorder) (string, bool) {
 }
 
 // A server answering tools/call with a redirect to another host (another
-// address, or another port of the same address) does not get the token
-// sent there, and the other host's 401 does not start an authorization
-// for it: the token is for the server it was issued for only.
+// address, or another port of the same address) gets the call refused:
+// neither the token nor the message goes there. The GET of an event
+// stream, which may follow such a redirect, goes there without the token,
+// and the other host's 401 does not start an authorization for it: the
+// token is for the server it was issued for only.
 func TestTokenNotSentAcrossRedirects(t *testing.T) {
 	for _, addr := range []string{"127.0.0.2:0", "127.0.0.1:0"} {
 		t.Run(addr, func(t *testing.T) {
@@ -60,18 +62,39 @@ func TestTokenNotSentAcrossRedirects(t *testing.T) {
 			redirectCalls(as, other.URL)
 
 			c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
-			conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+			conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
 			defer conn.Close()
 			ctx := context.Background()
 			if _, err := conn.ToolNames(ctx); err != nil {
 				t.Fatal(err)
 			}
 			_, err := conn.CallTool(ctx, "ping", nil)
-			if err == nil {
-				t.Error("the redirected call succeeded")
+			if err == nil || !strings.Contains(err.Error(), "another origin ("+other.URL+")") {
+				t.Errorf("the redirected call: %v", err)
 			}
-			if len(other.Requests()) == 0 {
-				t.Fatal("the redirect was not followed: the test shows nothing")
+			if n := len(other.Requests()); n != 0 {
+				t.Errorf("the other host got %d requests", n)
+			}
+
+			// A GET the server redirects there, through the client's
+			// transport under net/http's own redirect policy.
+			as.Intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+				if r.Method != http.MethodGet {
+					return false
+				}
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+				return true
+			}
+			hc := &http.Client{Transport: c.RoundTripper(http.DefaultTransport)}
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, as.MCPURL, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || len(other.Requests()) == 0 {
+				t.Fatalf("the GET was not redirected (%s): the test shows nothing", resp.Status)
 			}
 			if h, ok := bearerSeen(other); ok {
 				t.Errorf("the other host got %s", h)
@@ -97,7 +120,7 @@ func TestRedirectDowngradeRefused(t *testing.T) {
 	defer plain.Close()
 	redirectCalls(as, plain.URL)
 	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
-	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
 	defer conn.Close()
 	ctx := context.Background()
 	if _, err := conn.ToolNames(ctx); err != nil {
@@ -293,7 +316,7 @@ func TestStepUpBoundedAcrossRequests(t *testing.T) {
 	as.StepUp, as.Withhold, as.StepUpMethod = "mcp:write", true, "tools/call"
 	var opened []string
 	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: agentFunc{&opened}})
-	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
 	defer conn.Close()
 	ctx := context.Background()
 	for i := range 5 {
@@ -304,7 +327,7 @@ func TestStepUpBoundedAcrossRequests(t *testing.T) {
 			t.Fatalf("call %d succeeded", i)
 		}
 		conn.Close()
-		conn = mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+		conn = mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
 	}
 	if want := 1 + oauth.DefaultMaxStepUps; as.Authorizations != want {
 		t.Errorf("%d authorizations over 5 calls, want %d", as.Authorizations, want)
@@ -319,7 +342,7 @@ func TestHeadlessStepUpNeedsAllowedScopes(t *testing.T) {
 	defer as.Close()
 	as.StepUp, as.StepUpMethod = "admin root:write", "tools/call"
 	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
-	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
 	defer conn.Close()
 	ctx := context.Background()
 	if _, err := conn.ToolNames(ctx); err != nil {
@@ -340,7 +363,7 @@ func TestHeadlessStepUpNeedsAllowedScopes(t *testing.T) {
 
 // Every token the client holds is in Secrets, the one it fetched after the
 // server refused the first included; a connection given them as a secret
-// source scrubs them from errors that echo them.
+// source (client.Option does) scrubs them from errors that echo them.
 func TestSecretsHoldRenewedTokens(t *testing.T) {
 	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
@@ -359,10 +382,18 @@ func TestSecretsHoldRenewedTokens(t *testing.T) {
 	}
 	first, _ := c.Token(ctx)
 	as.Expire() // the next request is refused and the token refreshed
-	for _, scrub := range []bool{false, true} {
-		opts := []mcpgo.Option{mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper)}
-		if scrub {
-			opts = append(opts, mcpgo.WithSecretSource(c.Secrets))
+	// The transport alone leaves the echo; with the secret source, or
+	// with the one option that gives both (the way), it is scrubbed.
+	for _, way := range []string{"RoundTripper", "RoundTripper and Secrets", "Option"} {
+		scrub := way != "RoundTripper"
+		opts := []mcpgo.Option{mcpgo.WithName("protected")}
+		switch way {
+		case "Option":
+			opts = append(opts, c.Option())
+		case "RoundTripper and Secrets":
+			opts = append(opts, mcpgo.WithRoundTripper(c.RoundTripper), mcpgo.WithSecretSource(c.Secrets))
+		default:
+			opts = append(opts, mcpgo.WithRoundTripper(c.RoundTripper))
 		}
 		conn := mcpgo.StreamableHTTP(as.MCPURL, opts...)
 		_, err := conn.CallTool(ctx, "ping", nil)
@@ -378,7 +409,7 @@ func TestSecretsHoldRenewedTokens(t *testing.T) {
 			t.Fatal("the call succeeded")
 		}
 		if shows := strings.Contains(err.Error(), canaryToken); shows == scrub {
-			t.Errorf("scrubbed %v: %v", scrub, err)
+			t.Errorf("%s: %v", way, err)
 		}
 		as.Expire()
 	}
@@ -403,4 +434,82 @@ func TestLoopbackHTTPException(t *testing.T) {
 	if _, err := oauth.New("http://mcp.example.com/mcp", oauth.Config{AllowLoopbackHTTP: true}); err == nil {
 		t.Error("plain http to a non-loopback host was accepted")
 	}
+}
+
+// The OAuth client's own requests follow no redirect: an authorization
+// server endpoint answering 307 to another origin does not get the code
+// verifier, the client secret, the refresh token or the registration
+// request re-posted there, nor the metadata request sent there. Each ends
+// with an error that says a redirect was not followed.
+func TestOAuthRequestsNotRedirected(t *testing.T) {
+	other := oauthtest.NewRecorder(ca, "127.0.0.2:0")
+	defer other.Close()
+	redirector := ca.Server("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	check := func(t *testing.T, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "redirect") {
+			t.Errorf("got %v, want an error saying a redirect was not followed", err)
+		}
+		if n := len(other.Requests()); n != 0 {
+			t.Errorf("the other origin got %d requests", n)
+		}
+		if err != nil && (strings.Contains(err.Error(), canarySecret) || strings.Contains(err.Error(), canaryToken)) {
+			t.Errorf("the error shows a secret: %v", err)
+		}
+	}
+	for name, cfg := range map[string]func(as *oauthtest.Server) oauth.Config{
+		"code exchange": func(as *oauthtest.Server) oauth.Config {
+			return oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}
+		},
+		"client credentials": func(as *oauthtest.Server) oauth.Config {
+			return oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			as := oauthtest.New(ca, canarySecret, canaryToken)
+			defer as.Close()
+			as.ServerMetadata = func(m map[string]any) { m["token_endpoint"] = redirector.URL + "/token" }
+			c, _ := oauth.New(as.MCPURL, cfg(as))
+			check(t, c.Login(context.Background()))
+		})
+	}
+	t.Run("registration", func(t *testing.T) {
+		as := oauthtest.New(ca, canarySecret, canaryToken)
+		defer as.Close()
+		as.ServerMetadata = func(m map[string]any) { m["registration_endpoint"] = redirector.URL + "/register" }
+		c, _ := oauth.New(as.MCPURL, oauth.Config{Agent: headless})
+		check(t, c.Login(context.Background()))
+	})
+	t.Run("refresh", func(t *testing.T) {
+		as := oauthtest.New(ca, canarySecret, canaryToken)
+		defer as.Close()
+		store := oauth.NewMemoryStore()
+		c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless, Store: store})
+		ctx := context.Background()
+		if err := c.Login(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := store.Load(as.MCPURL)
+		if e.Token.RefreshToken == "" {
+			t.Fatal("no refresh token: the test shows nothing")
+		}
+		e.TokenURL = redirector.URL + "/token"
+		e.Token.Expiry = time.Now().Add(-time.Minute)
+		_ = store.Save(as.MCPURL, e)
+		c, _ = oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Store: store})
+		_, err := c.Token(ctx)
+		if n := len(other.Requests()); n != 0 || err == nil {
+			t.Errorf("the other origin got %d requests; token: %v", n, err)
+		}
+	})
+	t.Run("metadata", func(t *testing.T) {
+		as := oauthtest.New(ca, canarySecret, canaryToken)
+		defer as.Close()
+		as.ResourceMetadata = func(m map[string]any) { m["authorization_servers"] = []string{redirector.URL} }
+		c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
+		check(t, c.Login(context.Background()))
+	})
 }

@@ -74,6 +74,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
 // Token endpoint authentication methods (RFC 7591 section 2).
@@ -274,12 +275,19 @@ func (c *Client) loadLocked() {
 	c.entry = e
 }
 
+// Option is the connection option that authorizes a connection with c:
+// mcpgo.WithOAuth(c), which is mcpgo.WithRoundTripper(c.RoundTripper) and
+// mcpgo.WithSecretSource(c.Secrets) in one, so the tokens go only to the
+// server and are scrubbed from the connection's errors and from what the
+// server sends. It is the way to connect through c.
+func (c *Client) Option() mcpgo.Option { return mcpgo.WithOAuth(c) }
+
 // RoundTripper wraps base (the connection's transport, under its SSRF
 // guard and message cap) so requests to the server's origin carry this
 // client's token; the authorization server is reached through base too.
-// It is the function mcpgo.WithRoundTripper takes; give the connection
-// mcpgo.WithSecretSource(c.Secrets) as well, so the tokens are scrubbed
-// from its errors.
+// It is the function mcpgo.WithRoundTripper takes; on its own it leaves
+// the tokens in the connection's errors: connect with Option (or give
+// mcpgo.WithSecretSource(c.Secrets) as well).
 func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	c.mu.Lock()
 	c.base = base
@@ -446,6 +454,9 @@ func (c *Client) current(ctx context.Context) (string, int) {
 	return e.Token.AccessToken, c.gen
 }
 
+// httpClient is the client of discovery, registration and the token
+// endpoint. It follows no redirect: a 307 would re-send a code verifier,
+// a client secret or a refresh token to wherever it points.
 func (c *Client) httpClient() *http.Client {
 	return &http.Client{Transport: c.base, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
@@ -747,7 +758,7 @@ func scrubString(err error, secrets ...string) error {
 	var re *oauth2.RetrieveError
 	msg := err.Error()
 	if errors.As(err, &re) {
-		msg = "token endpoint answered " + re.Response.Status
+		msg = "token endpoint answered " + status(re.Response)
 		if re.ErrorCode != "" {
 			msg += ": " + re.ErrorCode
 		}

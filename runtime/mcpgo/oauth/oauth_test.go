@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 // connect lists the protected server's tools through c.
 func connect(t *testing.T, ctx context.Context, url string, c *oauth.Client) ([]string, error) {
 	t.Helper()
-	conn := mcpgo.StreamableHTTP(url, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+	conn := mcpgo.StreamableHTTP(url, mcpgo.WithName("protected"), c.Option())
 	defer conn.Close()
 	return conn.ToolNames(ctx)
 }
@@ -216,7 +216,7 @@ func TestPrincipalsThroughIdentityGuard(t *testing.T) {
 	defer as.Close()
 	ctx := context.Background()
 	svc, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true})
-	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(svc.RoundTripper))
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), svc.Option())
 	defer conn.Close()
 	users := &oauth.Principals{Server: as.MCPURL, Config: oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}}
 	ann, _ := users.Client("ann")
