@@ -195,6 +195,10 @@ func oauthClient(s *config.Server, agent oauth.UserAgent) (*oauth.Client, []stri
 		Agent:             agent,
 		Store:             oauth.FileStore{Dir: dir},
 		LoginHint:         fmt.Sprintf("run `mcpgen auth login %s`", s.ID),
+		// A command prints what the server sent at its end: every token
+		// of the run must still be redacted then. A run is short, and the
+		// client's token request budget bounds how many it holds.
+		MaxHeldSecrets: -1,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", s.ID, err)

@@ -186,10 +186,10 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// hasBody reports whether r is anything but a GET or HEAD without a body:
-// a request whose redirect may re-send what it carried.
+// hasBody reports whether r is anything but a GET without a body: a
+// request whose redirect may re-send what it carried.
 func hasBody(r *http.Request) bool {
-	if r.Method != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != "" && r.Method != http.MethodGet {
 		return true
 	}
 	return r.ContentLength != 0 || r.GetBody != nil || r.Body != nil && r.Body != http.NoBody

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,7 +61,16 @@ func TestTokenNotSentAcrossRedirects(t *testing.T) {
 			defer other.Close()
 			other.Status = http.StatusUnauthorized
 			other.Header = http.Header{"Www-Authenticate": {`Bearer resource_metadata="` + other.URL + `/.well-known/oauth-protected-resource"`}}
-			redirectCalls(as, other.URL)
+			// tools/call, and once the connection is done any GET, answer
+			// with a redirect there.
+			var redirectGET atomic.Bool
+			as.Intercept = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+				if !bytes.Contains(body, []byte(`"tools/call"`)) && !(r.Method == http.MethodGet && redirectGET.Load()) {
+					return false
+				}
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+				return true
+			}
 
 			c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
 			conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
@@ -78,13 +89,8 @@ func TestTokenNotSentAcrossRedirects(t *testing.T) {
 
 			// A GET the server redirects there, through the client's
 			// transport under net/http's own redirect policy.
-			as.Intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
-				if r.Method != http.MethodGet {
-					return false
-				}
-				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
-				return true
-			}
+			conn.Close()
+			redirectGET.Store(true)
 			hc := &http.Client{Transport: c.RoundTripper(http.DefaultTransport)}
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, as.MCPURL, nil)
 			req.Header.Set("Accept", "text/event-stream")
@@ -512,4 +518,183 @@ func TestOAuthRequestsNotRedirected(t *testing.T) {
 		c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless})
 		check(t, c.Login(context.Background()))
 	})
+}
+
+// refuseCalls makes the protected server answer every authenticated
+// tools/call with status and a challenge naming scope (scope(n) for the
+// n-th refusal).
+func refuseCalls(as *oauthtest.Server, status int, scope func(n int) string) *atomic.Int32 {
+	var n atomic.Int32
+	as.Intercept = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if !bytes.Contains(body, []byte(`"tools/call"`)) {
+			return false
+		}
+		ch := fmt.Sprintf(`Bearer scope=%q, resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, scope(int(n.Add(1))), as.RS.URL)
+		if status == http.StatusForbidden {
+			ch += `, error="insufficient_scope"`
+		} else {
+			ch += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", ch)
+		w.WriteHeader(status)
+		return true
+	}
+	return &n
+}
+
+// A server that answers every tools/call with 401 naming scopes the
+// client does not hold gets no token for them from a client with nobody
+// to consent (the client credentials grant, no AllowedScopes): the 401's
+// scopes are held to a 403's rules. And however many calls it refuses, it
+// gets at most MaxTokenRequests token requests, then a clear error, not
+// one per call.
+func TestUnauthorizedScopesAndTokenRequestsBounded(t *testing.T) {
+	as := oauthtest.New(ca, canarySecret, canaryToken)
+	defer as.Close()
+	refuseCalls(as, http.StatusUnauthorized, func(int) string { return "admin root:write" })
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true})
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
+	defer conn.Close()
+	ctx := context.Background()
+	if _, err := conn.ToolNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for i := range 10 {
+		if _, last = conn.CallTool(ctx, "ping", nil); last == nil {
+			t.Fatalf("call %d succeeded", i)
+		}
+	}
+	if n := len(as.Grants); n > oauth.DefaultMaxTokenRequests {
+		t.Errorf("%d token requests over 10 refused calls (%v), want at most %d", n, as.Grants, oauth.DefaultMaxTokenRequests)
+	}
+	for _, s := range as.Scopes {
+		if f := strings.Fields(s); slices.Contains(f, "admin") || slices.Contains(f, "root:write") {
+			t.Errorf("requested %q", s)
+		}
+	}
+	if !strings.Contains(last.Error(), "too many token requests") || !strings.Contains(last.Error(), "at the earliest") {
+		t.Errorf("the last call: %v", last)
+	}
+	if _, err := c.Token(ctx); err != nil {
+		t.Errorf("the token the client holds is still given: %v", err)
+	}
+}
+
+// The code flow with a person behind it: a 401 naming a new scope is a
+// step-up (counted with the 403's, so at most MaxStepUps sign-ins), and
+// the refreshes that follow each refused call come from the budget: a
+// server refusing every call gets neither a sign-in nor a refresh per
+// call.
+func TestUnauthorizedCodeFlowBounded(t *testing.T) {
+	as := oauthtest.New(ca, canarySecret, canaryToken)
+	defer as.Close()
+	refuseCalls(as, http.StatusUnauthorized, func(int) string { return "mcp:read admin" })
+	var opened []string
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: agentFunc{&opened}})
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
+	defer conn.Close()
+	ctx := context.Background()
+	if _, err := conn.ToolNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := conn.CallTool(ctx, "ping", nil); err == nil {
+			t.Fatalf("call %d succeeded", i)
+		}
+	}
+	if n := len(opened); n > 1+oauth.DefaultMaxStepUps {
+		t.Errorf("%d sign-ins over 10 refused calls, want at most %d", n, 1+oauth.DefaultMaxStepUps)
+	}
+	if n := len(as.Grants); n > oauth.DefaultMaxTokenRequests {
+		t.Errorf("%d token requests over 10 refused calls (%v), want at most %d", n, as.Grants, oauth.DefaultMaxTokenRequests)
+	}
+}
+
+// A server that names a new scope in each 403 gets MaxStepUps step-ups
+// over the client's life in all, not MaxStepUps per scope name: with a
+// person behind the agent and no AllowedScopes, at most 1+MaxStepUps
+// sign-ins over 10 calls.
+func TestStepUpBoundedWhateverTheScope(t *testing.T) {
+	as := oauthtest.New(ca, canarySecret, canaryToken)
+	defer as.Close()
+	refuseCalls(as, http.StatusForbidden, func(n int) string { return fmt.Sprintf("mcp:read s%d", n) })
+	var opened []string
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: agentFunc{&opened}})
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
+	defer conn.Close()
+	ctx := context.Background()
+	if _, err := conn.ToolNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := conn.CallTool(ctx, "ping", nil); err == nil {
+			t.Fatalf("call %d succeeded", i)
+		}
+	}
+	if want := 1 + oauth.DefaultMaxStepUps; len(opened) != want {
+		t.Errorf("%d sign-ins over 10 calls, want %d", len(opened), want)
+	}
+}
+
+// A server refusing every call makes the client renew its token each
+// time (here with room in the budget for 40 renewals): Secrets keeps the
+// most recent MaxHeldSecrets of the tokens, the current one always among
+// them, instead of growing by two a call; with MaxHeldSecrets negative (as
+// mcpgen's commands set it) it keeps every one the server ever saw.
+func TestSecretsBounded(t *testing.T) {
+	for _, keep := range []int{0, 10, -1} {
+		t.Run(fmt.Sprint(keep), func(t *testing.T) {
+			as := oauthtest.New(ca, canarySecret, canaryToken)
+			defer as.Close()
+			refuseCalls(as, http.StatusUnauthorized, func(int) string { return "mcp:read" })
+			c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless,
+				MaxTokenRequests: 50, MaxHeldSecrets: keep})
+			conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), c.Option())
+			defer conn.Close()
+			ctx := context.Background()
+			if _, err := conn.ToolNames(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 40 {
+				if _, err := conn.CallTool(ctx, "ping", nil); err == nil || strings.Contains(err.Error(), "too many token requests") {
+					t.Fatalf("call %d: %v", i, err)
+				}
+			}
+			if n := len(as.Grants); n < 40 {
+				t.Fatalf("%d token requests: the test shows nothing", n)
+			}
+			secrets := c.Secrets()
+			bound := map[int]int{0: oauth.DefaultMaxHeldSecrets, 10: 10}[keep]
+			if keep >= 0 && len(secrets) > bound+1 { // and the configured secret
+				t.Errorf("%d secrets held, want at most %d and the client secret", len(secrets), bound)
+			}
+			tok, err := c.Token(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := c.Entry()
+			for _, v := range []string{string(tok), e.Token.RefreshToken, canarySecret} {
+				if !slices.Contains(secrets, v) {
+					t.Errorf("Secrets lacks a current secret")
+				}
+			}
+			// The most recent tokens the server saw are there; with a
+			// negative bound, every one.
+			seen := slices.Compact(slices.Clone(as.Bearers))
+			recent := seen
+			if keep >= 0 {
+				recent = seen[max(0, len(seen)-bound/2):]
+			}
+			for _, b := range recent {
+				if !slices.Contains(secrets, b) {
+					t.Errorf("Secrets lacks a token the server saw recently")
+					break
+				}
+			}
+			if keep < 0 && len(secrets) < 2*40 {
+				t.Errorf("%d secrets held, want every token", len(secrets))
+			}
+		})
+	}
 }

@@ -142,7 +142,11 @@ func TestDynamicRegistrationPublicClient(t *testing.T) {
 func TestClientCredentials(t *testing.T) {
 	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
-	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true, AuthMethod: oauth.AuthMethodPost})
+	// Tokens that expire at once (below) are replaced before every request
+	// of the connection, each a token request from the budget: room for
+	// them.
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true, AuthMethod: oauth.AuthMethodPost,
+		MaxTokenRequests: 20})
 	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
 		t.Fatal(err)
 	}
