@@ -195,6 +195,10 @@ func oauthClient(s *config.Server, agent oauth.UserAgent) (*oauth.Client, []stri
 		Agent:             agent,
 		Store:             oauth.FileStore{Dir: dir},
 		LoginHint:         fmt.Sprintf("run `mcpgen auth login %s`", s.ID),
+		// A command prints what the server sent at its end: every token
+		// of the run must still be redacted then. A run is short, and the
+		// client's token request budget bounds how many it holds.
+		MaxHeldSecrets: -1,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", s.ID, err)
@@ -227,7 +231,7 @@ func serverSource(ctx context.Context, s *config.Server) (snapshot.Source, []mcp
 	// token yet: the 401 says so.)
 	_, _ = c.Token(ctx)
 	src.Secrets, src.LiveSecrets = secrets, c.Secrets
-	return src, []mcpgo.Option{mcpgo.WithRoundTripper(c.RoundTripper)}, nil
+	return src, []mcpgo.Option{c.Option()}, nil
 }
 
 // captureServer is snapshot.Capture with extra connection options.

@@ -132,5 +132,5 @@ func authOption(scenario, url string) (mcpgo.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpgo.WithRoundTripper(c.RoundTripper), nil
+	return c.Option(), nil
 }

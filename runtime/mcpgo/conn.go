@@ -254,6 +254,28 @@ func WithRoundTripper(f func(http.RoundTripper) http.RoundTripper) Option {
 	return func(c *config) { c.wrapRT = append(c.wrapRT, f) }
 }
 
+// OAuthClient is what WithOAuth needs of an OAuth client (an
+// *oauth.Client of runtime/mcpgo/oauth): the transport that authorizes
+// requests, and every token and secret it holds.
+type OAuthClient interface {
+	RoundTripper(base http.RoundTripper) http.RoundTripper
+	Secrets() []string
+}
+
+// WithOAuth authorizes the connection's HTTP and SSE requests with c and
+// scrubs every token and secret c holds (Secrets, asked each time) from
+// the Conn's errors and from what the server sends: it is
+// WithRoundTripper(c.RoundTripper) and WithSecretSource(c.Secrets) in one,
+// and the way to connect with an OAuth client (oauth.Client.Option returns
+// it). WithRoundTripper alone would leave the tokens in errors that echo
+// them.
+func WithOAuth(c OAuthClient) Option {
+	return func(cfg *config) {
+		cfg.wrapRT = append(cfg.wrapRT, c.RoundTripper)
+		cfg.live = append(cfg.live, c.Secrets)
+	}
+}
+
 // WithRawObserver calls f with the raw JSON result of every successful
 // response, as the server sent it (mcp-go's own types drop schema
 // keywords). f must not keep result past the call without copying it.

@@ -153,21 +153,30 @@ var redirectHeaders = []string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-M
 // checkRedirect is the redirect policy of HTTP connections. Redirects dial
 // through the guard too; a short chain is plenty. A redirect from https to
 // plain http is refused: the request, and any credentials in it, would go
-// in clear. A redirect to another origin (scheme, host and port; net/http
-// alone keeps credentials for the same host on another port and for
-// subdomains) goes with the headers in redirectHeaders only. No Referer:
-// the URL may carry a secret.
+// in clear. A request with a body (every POST: the JSON-RPC message, which
+// may carry a caller's token in its arguments) is never re-sent to another
+// origin (scheme, host and port): an MCP server has no reason to send a
+// message elsewhere, and net/http would re-send the body on a 307 or 308.
+// A GET without a body (an event stream) follows a redirect to another
+// origin with the headers in redirectHeaders only (net/http alone keeps
+// credentials for the same host on another port and for subdomains). No
+// Referer: the URL may carry a secret.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 3 {
 		return errors.New("too many redirects")
 	}
 	for _, v := range via {
 		if strings.EqualFold(v.URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
-			return errors.New("refusing a redirect from https to plain http")
+			return &redirectError{msg: "refusing a redirect from https to plain http (" + originOf(req.URL) + ")"}
 		}
 	}
 	req.Header.Del("Referer")
-	if !sameOrigin(req.URL, via[0].URL) {
+	first := via[0]
+	if !sameOrigin(req.URL, first.URL) {
+		if hasBody(first) {
+			return &redirectError{msg: fmt.Sprintf("refusing to follow a redirect of a %s to another origin (%s): what it carries is for the server's own origin only",
+				first.Method, originOf(req.URL))}
+		}
 		for k := range req.Header {
 			if !slices.Contains(redirectHeaders, http.CanonicalHeaderKey(k)) {
 				req.Header.Del(k)
@@ -175,6 +184,28 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	return nil
+}
+
+// hasBody reports whether r is anything but a GET without a body: a
+// request whose redirect may re-send what it carried.
+func hasBody(r *http.Request) bool {
+	if r.Method != "" && r.Method != http.MethodGet {
+		return true
+	}
+	return r.ContentLength != 0 || r.GetBody != nil || r.Body != nil && r.Body != http.NoBody
+}
+
+// redirectError is a redirect the policy refuses. net/http wraps it in a
+// *url.Error quoting the whole target URL; Conn.clean shows this message
+// alone, which names the target's origin only.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
+
+// originOf is u's scheme, host and port, for messages: never its path or
+// query, which may carry a secret.
+func originOf(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + u.Host
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port

@@ -33,9 +33,9 @@ func (r fixedResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 
 // TestGuardedClientRedirects: the HTTP client of guarded connections
 // follows a short chain of redirects, each hop dialed through the SSRF
-// guard, so a server cannot bounce a request (an MCP POST, body and all)
-// to an address the guard refuses, by address or by a name that resolves
-// to one.
+// guard, so a server cannot bounce a request (the GET of an event stream:
+// a POST never leaves the server's origin) to an address the guard
+// refuses, by address or by a name that resolves to one.
 func TestGuardedClientRedirects(t *testing.T) {
 	var hits atomic.Int32
 	var lastBody atomic.Value
@@ -71,8 +71,12 @@ func TestGuardedClientRedirects(t *testing.T) {
 	}
 	c := messageCappedClient(g, 1<<20, "redirector", nil)
 	t.Cleanup(c.CloseIdleConnections)
-	post := func(url string) (string, error) {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	do := func(method, url string) (string, error) {
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		}
+		req, err := http.NewRequest(method, url, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,6 +88,10 @@ func TestGuardedClientRedirects(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		return string(b), err
 	}
+	post := func(url string) (string, error) { return do(http.MethodPost, url) }
+	// A POST never follows a redirect to another origin; the GET of an
+	// event stream does, so it is what reaches other names and addresses.
+	get := func(url string) (string, error) { return do(http.MethodGet, url) }
 
 	t.Run("short chain followed", func(t *testing.T) {
 		hits.Store(0)
@@ -95,7 +103,7 @@ func TestGuardedClientRedirects(t *testing.T) {
 			t.Errorf("%d requests, last body %q", hits.Load(), lastBody.Load())
 		}
 		// A redirect to a name is resolved by the guard's resolver.
-		if got, err := post(srv.URL + "/to?url=http://loopback.test:" + port + "/hop/0"); err != nil || got != "arrived" {
+		if got, err := get(srv.URL + "/to?url=http://loopback.test:" + port + "/hop/0"); err != nil || got != "arrived" {
 			t.Errorf("redirect to an allowed name: %q, %v", got, err)
 		}
 	})
@@ -119,7 +127,7 @@ func TestGuardedClientRedirects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hits.Store(0)
-			_, err := post(srv.URL + "/to?url=" + tc.url)
+			_, err := get(srv.URL + "/to?url=" + tc.url)
 			var be *manager.BlockedAddressError
 			var pe *manager.PermanentError
 			if !errors.As(err, &be) || !errors.As(err, &pe) || !errors.Is(err, manager.ErrNotSent) || !strings.Contains(be.Reason, tc.reason) {
@@ -144,8 +152,9 @@ func TestGuardedClientRedirects(t *testing.T) {
 
 // TestRedirectCredentialsPolicy: over real TLS (a private CA whose pool the
 // client is given), a redirect to another origin (another address, or
-// another port of the same one) loses every header but the protocol's,
-// and one from https to plain http is refused before anything is sent.
+// another port of the same one) is refused for a request with a body (or
+// any but a GET) and loses every header but the protocol's for a GET, and
+// one from https to plain http is refused before anything is sent.
 // net/http alone keeps Authorization for the same host on another port
 // and any custom header (an API key) everywhere.
 func TestRedirectCredentialsPolicy(t *testing.T) {
@@ -191,8 +200,12 @@ func TestRedirectCredentialsPolicy(t *testing.T) {
 	c := messageCappedClient(nil, 1<<20, "redirector", nil)
 	c.Transport.(*limitTransport).rt.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: ca.Pool}
 	t.Cleanup(c.CloseIdleConnections)
-	post := func(u string) error {
-		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+	send := func(method, u string) error {
+		var body io.Reader
+		if method != http.MethodGet {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+		}
+		req, _ := http.NewRequest(method, u, body)
 		for k, v := range secrets {
 			req.Header.Set(k, v)
 		}
@@ -206,20 +219,36 @@ func TestRedirectCredentialsPolicy(t *testing.T) {
 		resp.Body.Close()
 		return nil
 	}
+	post := func(u string) error { return send(http.MethodPost, u) }
 
-	// The same origin keeps everything.
+	// The same origin keeps everything, the body too.
 	if err := post(origin.URL + "/same"); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-sameCh; got.header.Get("Authorization") != secrets["Authorization"] || got.header.Get("X-Api-Key") != secrets["X-Api-Key"] {
-		t.Errorf("same origin lost headers: %v", got.header)
+	if got := <-sameCh; got.header.Get("Authorization") != secrets["Authorization"] || got.header.Get("X-Api-Key") != secrets["X-Api-Key"] || got.body == "" {
+		t.Errorf("same origin lost headers or body: %v %q", got.header, got.body)
 	}
 	for name, to := range map[string]string{"another address": other.URL, "another port": otherPort.URL} {
 		ch := otherCh
 		if name == "another port" {
 			ch = portCh
 		}
-		if err := post(origin.URL + "/to?to=" + url.QueryEscape(to+"/mcp")); err != nil {
+		redirect := origin.URL + "/to?to=" + url.QueryEscape(to+"/mcp?k=QUERY-SECRET")
+		// A request with a body, or any but a GET, is not re-sent there:
+		// the error names the target's origin, not its URL.
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
+			err := send(m, redirect)
+			var re *redirectError
+			if !errors.As(err, &re) || !strings.Contains(re.Error(), "another origin ("+to+")") || strings.Contains(re.Error(), "QUERY-SECRET") {
+				t.Errorf("%s, %s: %v", name, m, err)
+			}
+		}
+		if len(ch) != 0 {
+			t.Fatalf("%s got a request with a body: %+v", name, <-ch)
+		}
+		// The GET of an event stream follows it with the protocol's
+		// headers only.
+		if err := send(http.MethodGet, redirect); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got := <-ch
@@ -233,8 +262,8 @@ func TestRedirectCredentialsPolicy(t *testing.T) {
 				t.Errorf("%s lost %s", name, k)
 			}
 		}
-		if got.header.Get("Referer") != "" || got.body == "" {
-			t.Errorf("%s: referer %q, body %q", name, got.header.Get("Referer"), got.body)
+		if got.header.Get("Referer") != "" {
+			t.Errorf("%s: referer %q", name, got.header.Get("Referer"))
 		}
 	}
 	err = post(origin.URL + "/to?to=" + url.QueryEscape(plain.URL+"/mcp"))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -154,7 +155,15 @@ func (c *Conn) clean(err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := c.redact(tidy(err.Error()))
+	text := err.Error()
+	var ue *url.Error
+	var re *redirectError
+	if errors.As(err, &ue) && errors.As(ue.Err, &re) {
+		// The refusal names the target's origin; net/http's wrapper would
+		// quote its whole URL.
+		text = strings.Replace(text, ue.Error(), re.Error(), 1)
+	}
+	msg := c.redact(tidy(text))
 	if strings.Contains(msg, "unexpected content type: text/html") {
 		msg += " (is the URL the server's MCP endpoint? A web page, a sign-in page or a proxy answered)"
 	}

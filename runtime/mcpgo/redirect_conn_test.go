@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -53,7 +56,7 @@ func (r *clearRecorder) requests() []http.Header {
 // A streamable HTTP server over TLS that answers tools/call with a
 // redirect: to plain http on the same host it is refused, so the static
 // headers (a bearer token, an API key) and the request do not go in clear;
-// to another host over TLS they are not sent.
+// to another host over TLS it is refused as well, so nothing goes there.
 func TestStaticHeadersAcrossRedirects(t *testing.T) {
 	mcpSrv := server.NewStreamableHTTPServer(fixture())
 	var target string
@@ -89,6 +92,8 @@ func TestStaticHeadersAcrossRedirects(t *testing.T) {
 		t.Errorf("%d requests in clear: %v", n, plain.requests())
 	}
 
+	// To another host over TLS: refused too, before anything is sent
+	// there (a POST is never re-sent to another origin).
 	var mu sync.Mutex
 	var seen []http.Header
 	other := testCA.Server("127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,18 +104,13 @@ func TestStaticHeadersAcrossRedirects(t *testing.T) {
 	}))
 	defer other.Close()
 	target = other.URL + "/mcp"
-	if err := call(); err == nil {
-		t.Error("the redirected call succeeded")
+	if err := call(); err == nil || !strings.Contains(err.Error(), "another origin ("+other.URL+")") {
+		t.Errorf("redirect to another host: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) == 0 {
-		t.Fatal("the redirect to the other host was not followed")
-	}
-	for _, h := range seen {
-		if h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" {
-			t.Errorf("the other host got credentials: %v", h)
-		}
+	if len(seen) != 0 {
+		t.Errorf("the other host got %d requests: %v", len(seen), seen)
 	}
 }
 
@@ -182,5 +182,73 @@ func TestSSEEndpointDowngradeRefused(t *testing.T) {
 	}
 	if s := sniff.seen(); len(s) != 0 {
 		t.Errorf("requests in clear: %v", s)
+	}
+}
+
+// A server over TLS that answers tools/call with a redirect to another
+// origin does not get the call's body sent there: with the identity
+// argument the caller's token is in it. Every redirect status is refused
+// for a POST (307 and 308 would re-send the body; 301, 302 and 303 would
+// turn the call into a GET elsewhere), the target host gets nothing, and
+// the error names the target's origin, not its URL. A redirect to the same
+// origin is still followed, body and all.
+func TestIdentityArgumentNotRedirected(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	other := testCA.Server("127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer other.Close()
+	mcpSrv := server.NewStreamableHTTPServer(attackServer())
+	var status int
+	var target string
+	srv := testCA.Server("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if r.URL.Path == "/mcp" && r.URL.RawQuery != "again" && bytes.Contains(b, []byte(`"tools/call"`)) {
+			http.Redirect(w, r, target, status)
+			return
+		}
+		mcpSrv.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	call := func() (mcpruntime.ModelResult, error) {
+		c := mcpgo.StreamableHTTP(srv.URL+"/mcp", mcpgo.WithName("redirector"))
+		defer c.Close()
+		tok := token("SECRET-ARG-")
+		m, err := attackTool(t, c, "whoami").Invoke(mcpruntime.WithPrincipal(ctx, "alice", tok), json.RawMessage(`{"note":"n"}`))
+		if err != nil && strings.Contains(err.Error(), string(tok)) {
+			t.Errorf("the error shows the token: %v", err)
+		}
+		return m, err
+	}
+	for _, st := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound, http.StatusSeeOther, http.StatusMovedPermanently} {
+		t.Run(strconv.Itoa(st), func(t *testing.T) {
+			status, target = st, other.URL+"/elsewhere?key=QUERY-SECRET"
+			_, err := call()
+			if err == nil || !strings.Contains(err.Error(), "another origin ("+other.URL+")") {
+				t.Errorf("redirected call: %v", err)
+			}
+			if err != nil && (strings.Contains(err.Error(), "/elsewhere") || strings.Contains(err.Error(), "QUERY-SECRET")) {
+				t.Errorf("the error shows the target's URL: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 0 {
+				t.Errorf("the other origin got %q", got)
+			}
+			got = nil
+		})
+	}
+	// Same origin: followed, and the call works.
+	status, target = http.StatusTemporaryRedirect, "/mcp?again"
+	if m, err := call(); err != nil || m.IsError || !strings.Contains(m.Text, "access_token=[redacted]") {
+		t.Errorf("same-origin redirect: %+v, %v", m, err)
 	}
 }

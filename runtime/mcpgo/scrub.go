@@ -106,9 +106,13 @@ func (c *Conn) scrubber() scrubber {
 		return s
 	}
 	s = slices.Clone(s)
+	seen := map[string]bool{}
 	for _, f := range c.cfg.live {
 		for _, v := range f() {
-			if v != "" {
+			// Two sources may name the same value (an OAuth client given
+			// both through WithOAuth and a caller's own source).
+			if v != "" && !seen[v] {
+				seen[v] = true
 				s = append(s, scrubPair{value: v, marker: "[redacted]", forms: jsonForms(v)})
 			}
 		}

@@ -154,12 +154,24 @@ func getJSON(ctx context.Context, hc *http.Client, u string, v any) (found bool,
 		return false, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("GET %s: %s", u, resp.Status)
+		return false, fmt.Errorf("GET %s: %s", u, status(resp))
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v); err != nil {
 		return false, fmt.Errorf("GET %s: %w", u, err)
 	}
 	return true, nil
+}
+
+// status is resp's status for an error. The client follows no redirect
+// (httpClient): what it sends is for the endpoint it was sent to.
+func status(resp *http.Response) string {
+	if resp == nil {
+		return "no answer"
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return resp.Status + " (a redirect, not followed: the client sends its requests only where discovery found)"
+	}
+	return resp.Status
 }
 
 // discover finds the resource metadata and the authorization server's

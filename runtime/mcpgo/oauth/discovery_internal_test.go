@@ -122,21 +122,25 @@ func TestSelectScopes(t *testing.T) {
 	asm := &ServerMetadata{ScopesSupported: []string{"offline_access"}}
 	prm := &ResourceMetadata{ScopesSupported: []string{"r", "w"}}
 	c := &Client{}
-	if s := c.selectScopes(Challenge{Scope: []string{"r"}}, prm, asm, false); !slices.Equal(s, []string{"r", "offline_access"}) {
+	if s := c.selectScopes(Challenge{Scope: []string{"r"}}, prm, asm, modeFirst); !slices.Equal(s, []string{"r", "offline_access"}) {
 		t.Errorf("challenge: %v", s)
 	}
-	if s := c.selectScopes(Challenge{}, prm, &ServerMetadata{}, false); !slices.Equal(s, []string{"r", "w"}) {
+	if s := c.selectScopes(Challenge{}, prm, &ServerMetadata{}, modeFirst); !slices.Equal(s, []string{"r", "w"}) {
 		t.Errorf("scopes_supported: %v", s)
 	}
-	if s := c.selectScopes(Challenge{}, &ResourceMetadata{}, asm, false); len(s) != 0 {
+	if s := c.selectScopes(Challenge{}, &ResourceMetadata{}, asm, modeFirst); len(s) != 0 {
 		t.Errorf("none: %v", s)
 	}
 	c.entry = &Entry{Scopes: []string{"r"}}
-	if s := c.selectScopes(Challenge{Scope: []string{"w"}}, prm, &ServerMetadata{}, true); !slices.Equal(s, []string{"w", "r"}) {
+	if s := c.selectScopes(Challenge{Scope: []string{"w"}}, prm, &ServerMetadata{}, modeStepUp); !slices.Equal(s, []string{"w", "r"}) {
 		t.Errorf("step-up: %v", s)
 	}
+	// A renewal asks for what is held, not for what the challenge names.
+	if s := c.selectScopes(Challenge{Scope: []string{"w", "admin"}}, prm, &ServerMetadata{}, modeRenew); !slices.Equal(s, []string{"r"}) {
+		t.Errorf("renewal: %v", s)
+	}
 	c.cfg.Scopes = []string{"x"}
-	if s := c.selectScopes(Challenge{Scope: []string{"w"}}, prm, asm, false); !slices.Equal(s, []string{"x"}) {
+	if s := c.selectScopes(Challenge{Scope: []string{"w"}}, prm, asm, modeFirst); !slices.Equal(s, []string{"x"}) {
 		t.Errorf("configured: %v", s)
 	}
 }

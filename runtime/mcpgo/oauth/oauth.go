@@ -3,7 +3,8 @@
 // a server's 401 by discovering its authorization server, identifying the
 // client, getting a token and sending the request again, and a 403
 // insufficient_scope by asking for the scopes the server named (a bounded
-// number of times).
+// number of times). Connect with Client.Option (mcpgo.WithOAuth), which
+// also scrubs the client's tokens from the connection's errors.
 //
 // golang.org/x/oauth2 does the flows (PKCE, the code exchange, client
 // credentials, refresh, the token endpoint's client authentication). What
@@ -18,9 +19,15 @@
 //
 //   - A token goes to the MCP server it was issued for (RFC 8707) and
 //     nowhere else: only requests to the server URL's origin (scheme, host
-//     and port) get it. A request to another origin (a redirect, an SSE
-//     endpoint elsewhere) goes without it, and its 401 starts no
+//     and port) get it. A request to another origin (a redirected GET, an
+//     SSE endpoint elsewhere) goes without it, and its 401 starts no
 //     authorization. A cached entry made for another server is not used.
+//     (The connection itself never redirects a request with a body to
+//     another origin.)
+//   - The client's own requests (metadata, registration, token) follow no
+//     redirect: a 307 would re-send a code verifier, a client secret or a
+//     refresh token wherever it points. The error says the redirect was
+//     not followed.
 //   - Everything goes over https: the MCP server's URL (New refuses
 //     another), the protected-resource metadata URLs, the issuer, the
 //     authorization server's metadata and its authorization, token and
@@ -41,19 +48,37 @@
 //   - The UserAgent is only given an https authorization URL (plain http
 //     for a loopback host with AllowLoopbackHTTP); Loopback and Headless
 //     also refuse any other URL themselves.
-//   - A step-up re-authorizes at most MaxStepUps times per request, and
-//     at most MaxStepUps times per demanded scope over the client's life:
-//     a request that gets through does not reset the count. With
-//     Config.AllowedScopes set, no scope outside it is ever requested and
-//     a step-up for one is not made; without it the headless agent and the
-//     client credentials grant, which have nobody to consent, do not step
-//     up at all.
+//   - The first authorization asks for what scope selection gives (the
+//     configured Scopes, else the challenge's, else the resource's
+//     scopes_supported). After that a scope the client does not hold is a
+//     step-up, whether a 403 insufficient_scope or a 401 names it, under
+//     the same rules: at most MaxStepUps per request and MaxStepUps in all
+//     over the client's life, whatever the scopes (a request that gets
+//     through does not reset the count, and a new scope name gets no new
+//     count); with Config.AllowedScopes set, no scope outside it is ever
+//     requested and a step-up for one is not made; without it the headless
+//     agent and the client credentials grant, which have nobody to
+//     consent, do not step up at all. A 401 whose step-up is not made
+//     renews the token with the scopes held.
+//   - A request re-authorizes once for a 401. Every token request the
+//     client makes on its own (after a 401, for a step-up, to replace an
+//     expired token, Token's client credentials request; Login aside)
+//     comes from a budget: MaxTokenRequests at once (default 4), then one
+//     earned back per TokenRequestInterval (a minute); past it the request
+//     fails with ErrTokenRequests, saying when the next may be made. So a
+//     server that refuses every token it is given, or an authorization
+//     server whose tokens expire at once, gets no stream of token requests
+//     or sign-ins.
 //
 // Tokens and client secrets are held as mcpruntime.Secret or inside
 // *oauth2.Token, are sent only to the token endpoint and the server, and
 // are scrubbed from every error this package returns. Client.Secrets
-// lists every one the client has held, for output that may echo them
-// (mcpgo.WithSecretSource).
+// lists the configured secrets, the current token and registration, and
+// the most recent MaxHeldSecrets (default 64) others the client got,
+// replaced ones included, for output that may echo them: Option gives
+// them to the connection (mcpgo.WithSecretSource). A program that must
+// redact every token of its life (mcpgen's commands) sets MaxHeldSecrets
+// negative.
 package oauth
 
 import (
@@ -69,11 +94,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
 // Token endpoint authentication methods (RFC 7591 section 2).
@@ -84,9 +111,30 @@ const (
 	AuthMethodPrivateKeyJWT = "private_key_jwt"
 )
 
-// DefaultMaxStepUps is how many times one request may re-authorize for
-// more scopes after a 403 insufficient_scope before the 403 is returned.
+// DefaultMaxStepUps is how many times the client steps up (re-authorizes
+// for scopes it does not hold, on a 403 insufficient_scope or a 401 naming
+// them) per request and in all over its life.
 const DefaultMaxStepUps = 2
+
+// DefaultMaxTokenRequests is how many token requests the client makes on
+// its own at once (Config.MaxTokenRequests); it earns one back each
+// TokenRequestInterval.
+const DefaultMaxTokenRequests = 4
+
+// TokenRequestInterval is how long the client takes to earn back one
+// spent token request.
+const TokenRequestInterval = time.Minute
+
+// DefaultMaxHeldSecrets is how many of the secrets the client got while
+// running (tokens, a registration's secret) Secrets keeps besides the
+// configured ones and the current ones (Config.MaxHeldSecrets).
+const DefaultMaxHeldSecrets = 64
+
+// ErrTokenRequests: the client has made as many token requests on its own
+// as its budget allows (Config.MaxTokenRequests), and makes no more until
+// it earns one back. A server that refuses every token it is given gets
+// this instead of an endless stream of token requests and sign-ins.
+var ErrTokenRequests = errors.New("too many token requests")
 
 // ErrLoginRequired: the server needs an authorization the user must give
 // in a browser, and the client has no UserAgent to ask for it.
@@ -120,9 +168,9 @@ type Config struct {
 	// AllowedScopes, when set, are the only scopes ever requested: the
 	// challenge's, the metadata's and offline_access are cut down to them,
 	// Scopes must be among them, and a step-up for any other scope is not
-	// made (the 403 is returned). Without it the headless agent and the
-	// client credentials grant, which have nobody to consent, never step
-	// up.
+	// made (a 403 is returned; a 401 renews the token with the scopes
+	// held). Without it the headless agent and the client credentials
+	// grant, which have nobody to consent, never step up.
 	AllowedScopes []string
 	// AllowLoopbackHTTP accepts plain http for a loopback host (localhost,
 	// 127.0.0.0/8, ::1): the MCP server's URL and every authorization-server
@@ -141,10 +189,25 @@ type Config struct {
 	// LoginHint ends the ErrLoginRequired message (default: "sign in
 	// first").
 	LoginHint string
-	// MaxStepUps bounds re-authorizations on 403 insufficient_scope: per
-	// request, and per demanded scope over the client's life (0:
+	// MaxStepUps bounds step-ups (re-authorizations for scopes the client
+	// does not hold, asked for by a 403 insufficient_scope or a 401): per
+	// request, and in all over the client's life, whatever the scopes (0:
 	// DefaultMaxStepUps; negative: none).
 	MaxStepUps int
+	// MaxTokenRequests bounds the token requests the client makes on its
+	// own (an authorization or refresh after a 401, a step-up, the refresh
+	// of an expired token, Token's client credentials request; not Login):
+	// at most this many at once, then one per TokenRequestInterval earned
+	// back; past it a request fails with ErrTokenRequests (0:
+	// DefaultMaxTokenRequests; negative: none at all).
+	MaxTokenRequests int
+	// MaxHeldSecrets bounds what Secrets keeps of the secrets the client
+	// got while running (each access and refresh token, a registration's
+	// secret): the most recent ones, the current token always among them
+	// (0: DefaultMaxHeldSecrets; negative: every one, for a short-lived
+	// program that must redact every token of its run, like mcpgen's
+	// commands). The configured secret and key are always kept.
+	MaxHeldSecrets int
 }
 
 // UserAgent is the browser of the authorization code flow. It is given
@@ -169,14 +232,21 @@ type Client struct {
 	mu    sync.Mutex
 	entry *Entry
 	gen   int // counts authorizations, so a request that raced one retries with its token
-	// stepUps counts re-authorizations per demanded scope over the
-	// client's life: a server that never lets a request through with the
-	// scope gets no more, however many requests succeed in between.
-	stepUps map[string]int
-	base    http.RoundTripper
+	// stepUps counts step-ups over the client's life, whatever scopes
+	// they were for: a server that never lets a request through, or names
+	// a new scope each time, gets no more, however many requests succeed
+	// in between.
+	stepUps int
+	// budget is what is left of MaxTokenRequests as of budgetAt.
+	budget   float64
+	budgetAt time.Time
+	now      func() time.Time
+	base     http.RoundTripper
 
 	heldMu sync.Mutex
-	held   []string // every secret the client has held (Secrets)
+	fixed  []string // the configured secrets, always kept
+	held   []string // secrets got while running, oldest first (Secrets)
+	cur    []string // the current entry's, always kept
 }
 
 // New returns the client for the MCP server at serverURL. The URL must be
@@ -189,7 +259,7 @@ func New(serverURL string, cfg Config) (*Client, error) {
 		return nil, errors.New("oauth: the server URL is not an http(s) URL")
 	}
 	u.Fragment, u.RawQuery = "", ""
-	c := &Client{server: u, cfg: cfg, base: http.DefaultTransport}
+	c := &Client{server: u, cfg: cfg, base: http.DefaultTransport, now: time.Now}
 	if _, err := c.secure("MCP server's URL", u.String()); err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
@@ -215,30 +285,63 @@ func New(serverURL string, cfg Config) (*Client, error) {
 	if cfg.MaxStepUps == 0 {
 		cfg.MaxStepUps = DefaultMaxStepUps
 	}
+	if cfg.MaxTokenRequests == 0 {
+		cfg.MaxTokenRequests = DefaultMaxTokenRequests
+	}
+	if cfg.MaxHeldSecrets == 0 {
+		cfg.MaxHeldSecrets = DefaultMaxHeldSecrets
+	}
 	c.cfg = cfg
-	c.hold(string(cfg.ClientSecret), string(cfg.PrivateKey))
+	c.budget = float64(max(cfg.MaxTokenRequests, 0))
+	for _, v := range []string{string(cfg.ClientSecret), string(cfg.PrivateKey)} {
+		if v != "" {
+			c.fixed = append(c.fixed, v)
+		}
+	}
 	return c, nil
 }
 
-// Secrets returns every secret the client has held since it was made: the
-// configured client secret and key, a registered client's secret, and
-// every access and refresh token, whether loaded from the store, fetched,
-// refreshed or stepped up, including those replaced since. Output that may
-// echo what the server was sent must redact all of them: a token renewed
-// halfway through a run is as secret as the first.
+// Secrets returns the secrets output that may echo what the server was
+// sent must redact: the configured client secret and key, and of what the
+// client got since it was made (a registered client's secret, every access
+// and refresh token, whether loaded from the store, fetched, refreshed or
+// stepped up, including those replaced since) the most recent
+// MaxHeldSecrets, the current token and registration always among them
+// (every one with a negative MaxHeldSecrets). A token renewed halfway
+// through a run is as secret as the first; the bound keeps a server that
+// makes the client renew over and over from growing the list, and every
+// scrub with it, without end (MaxTokenRequests bounds how fast it can).
 func (c *Client) Secrets() []string {
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
-	return slices.Clone(c.held)
+	out := append(slices.Clone(c.fixed), c.held...)
+	for _, v := range c.cur {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
+// hold records values as the most recently held secrets (moving those
+// already held to the end), then forgets the oldest past MaxHeldSecrets.
 func (c *Client) hold(values ...string) {
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
 	for _, v := range values {
-		if v != "" && !slices.Contains(c.held, v) {
-			c.held = append(c.held, v)
+		if v == "" || slices.Contains(c.fixed, v) {
+			continue
 		}
+		if i := slices.Index(c.held, v); i >= 0 {
+			if i == len(c.held)-1 {
+				continue
+			}
+			c.held = slices.Delete(c.held, i, i+1)
+		}
+		c.held = append(c.held, v)
+	}
+	if n := c.cfg.MaxHeldSecrets; n > 0 && len(c.held) > n {
+		c.held = slices.Delete(c.held, 0, len(c.held)-n)
 	}
 }
 
@@ -254,6 +357,24 @@ func (c *Client) holdEntry(e *Entry) {
 		c.hold(string(e.ClientSecret))
 		c.holdToken(e.Token)
 	}
+}
+
+// setCurrent records c.entry's secrets as the current ones, which Secrets
+// always returns, and holds them, so they stay among the recent ones once
+// replaced (c.mu held; called whenever c.entry or its token changes).
+func (c *Client) setCurrent() {
+	var cur []string
+	if e := c.entry; e != nil {
+		c.holdEntry(e)
+		cur = append(cur, string(e.ClientSecret))
+		if e.Token != nil {
+			cur = append(cur, e.Token.AccessToken, e.Token.RefreshToken)
+		}
+		cur = slices.DeleteFunc(cur, func(v string) bool { return v == "" })
+	}
+	c.heldMu.Lock()
+	c.cur = cur
+	c.heldMu.Unlock()
 }
 
 // loadLocked reads the cached entry once (c.mu held). An entry cached for
@@ -272,14 +393,22 @@ func (c *Client) loadLocked() {
 		return
 	}
 	c.entry = e
+	c.setCurrent()
 }
+
+// Option is the connection option that authorizes a connection with c:
+// mcpgo.WithOAuth(c), which is mcpgo.WithRoundTripper(c.RoundTripper) and
+// mcpgo.WithSecretSource(c.Secrets) in one, so the tokens go only to the
+// server and are scrubbed from the connection's errors and from what the
+// server sends. It is the way to connect through c.
+func (c *Client) Option() mcpgo.Option { return mcpgo.WithOAuth(c) }
 
 // RoundTripper wraps base (the connection's transport, under its SSRF
 // guard and message cap) so requests to the server's origin carry this
 // client's token; the authorization server is reached through base too.
-// It is the function mcpgo.WithRoundTripper takes; give the connection
-// mcpgo.WithSecretSource(c.Secrets) as well, so the tokens are scrubbed
-// from its errors.
+// It is the function mcpgo.WithRoundTripper takes; on its own it leaves
+// the tokens in the connection's errors: connect with Option (or give
+// mcpgo.WithSecretSource(c.Secrets) as well).
 func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	c.mu.Lock()
 	c.base = base
@@ -313,7 +442,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	reauthorized, stepUps := false, 0
 	for {
-		tok, gen := t.c.current(ctx)
+		tok, gen, err := t.c.current(ctx)
+		if err != nil {
+			return nil, err
+		}
 		r := req.Clone(ctx)
 		if body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -332,18 +464,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			reauthorized = true
 			ch := ParseChallenge(resp.Header)
 			drain(resp)
-			if err := t.c.authorize(ctx, ch, gen, false); err != nil {
+			if err := t.c.reauthorize(ctx, ch, gen, &stepUps); err != nil {
 				return nil, err
 			}
 			continue
-		case resp.StatusCode == http.StatusForbidden && stepUps < t.c.cfg.MaxStepUps:
+		case resp.StatusCode == http.StatusForbidden:
 			ch := ParseChallenge(resp.Header)
-			if ch.Error != "insufficient_scope" || !t.c.mayStepUp(ch) {
+			if ch.Error != "insufficient_scope" || stepUps >= t.c.cfg.MaxStepUps || !t.c.mayStepUp(ch) {
 				return resp, nil
 			}
 			stepUps++
 			drain(resp)
-			if err := t.c.authorize(ctx, ch, gen, true); err != nil {
+			if err := t.c.authorize(ctx, ch, gen, modeStepUp, true); err != nil {
 				return nil, err
 			}
 			continue
@@ -352,15 +484,64 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// mode is what an authorization asks for.
+type mode int
+
+const (
+	// modeFirst: what scope selection gives (the client holds nothing
+	// yet, or Login asks).
+	modeFirst mode = iota
+	// modeRenew: the scopes held (a token the server refused).
+	modeRenew
+	// modeStepUp: the scopes held and those the challenge names.
+	modeStepUp
+)
+
+// reauthorize answers a 401 (or, for Token, the lack of a token). The
+// first authorization asks for what scope selection gives, the
+// challenge's scopes included. After that, scopes the challenge names
+// beyond those held are a step-up, made only where a 403's would be
+// (mayStepUp) and counted with them, this request's included; otherwise
+// the token is renewed with the scopes held. Either way it is a token
+// request the client makes on its own, from its budget.
+func (c *Client) reauthorize(ctx context.Context, ch Challenge, gen int, stepUps *int) error {
+	m := c.modeFor(ch)
+	if m == modeStepUp {
+		if *stepUps < c.cfg.MaxStepUps && c.mayStepUp(ch) {
+			*stepUps++
+		} else {
+			m = modeRenew
+		}
+	}
+	return c.authorize(ctx, ch, gen, m, true)
+}
+
+// modeFor is what a 401 with challenge ch leads to before the step-up
+// rules: modeFirst without an entry, modeStepUp when ch names a scope the
+// entry lacks, else modeRenew.
+func (c *Client) modeFor(ch Challenge) mode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadLocked()
+	if c.entry == nil {
+		return modeFirst
+	}
+	for _, s := range ch.Scope {
+		if !slices.Contains(c.entry.Scopes, s) {
+			return modeStepUp
+		}
+	}
+	return modeRenew
+}
+
 // mayStepUp decides whether the client re-authorizes for the scopes ch
 // demands, and counts it. Refused: a scope outside AllowedScopes; any
 // scope with nobody to consent (the client credentials grant, an
-// unattended agent) unless AllowedScopes lists it; a scope already
-// stepped up for MaxStepUps times over the client's life. The count is
-// kept per demanded scope the token lacks (per demanded scope when it
-// lacks none: the server refuses what it granted), never reset, so a
-// server that keeps refusing, with requests let through in between or
-// with the demand reworded, gets a bounded number of authorizations.
+// unattended agent) unless AllowedScopes lists it; MaxStepUps step-ups
+// made already over the client's life. The count is one per step-up,
+// whatever the scopes, and never reset, so a server that keeps refusing,
+// with requests let through in between or with the demand reworded each
+// time, gets a bounded number of authorizations.
 func (c *Client) mayStepUp(ch Challenge) bool {
 	if allowed := c.cfg.AllowedScopes; allowed != nil {
 		for _, s := range ch.Scope {
@@ -373,29 +554,33 @@ func (c *Client) mayStepUp(ch Challenge) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var held []string
-	if c.entry != nil {
-		held = c.entry.Scopes
+	if c.stepUps >= c.cfg.MaxStepUps {
+		return false
 	}
-	keys := slices.DeleteFunc(slices.Clone(ch.Scope), func(s string) bool { return slices.Contains(held, s) })
-	if len(keys) == 0 {
-		keys = ch.Scope
-	}
-	if len(keys) == 0 {
-		keys = []string{""}
-	}
-	if c.stepUps == nil {
-		c.stepUps = map[string]int{}
-	}
-	for _, k := range keys {
-		if c.stepUps[k] >= c.cfg.MaxStepUps {
-			return false
-		}
-	}
-	for _, k := range keys {
-		c.stepUps[k]++
-	}
+	c.stepUps++
 	return true
+}
+
+// spend takes one token request the client makes on its own from its
+// budget (c.mu held), or says when it may make the next: MaxTokenRequests
+// at once, one earned back each TokenRequestInterval.
+func (c *Client) spend() error {
+	n := c.cfg.MaxTokenRequests
+	if n < 0 {
+		return fmt.Errorf("oauth: %s: %w: the client makes none on its own (MaxTokenRequests is negative)", c.server.Host, ErrTokenRequests)
+	}
+	now := c.now()
+	if !c.budgetAt.IsZero() {
+		c.budget = min(float64(n), c.budget+float64(now.Sub(c.budgetAt))/float64(TokenRequestInterval))
+	}
+	c.budgetAt = now
+	if c.budget >= 1 {
+		c.budget--
+		return nil
+	}
+	wait := time.Duration((1 - c.budget) * float64(TokenRequestInterval)).Round(time.Second)
+	return fmt.Errorf("oauth: %s: %w: the client made %d on its own in short order and makes the next in %s at the earliest (a server that refuses every token it is given gets no more)",
+		c.server.Host, ErrTokenRequests, n, wait)
 }
 
 // unattended reports whether nobody is there to consent to what the
@@ -422,30 +607,40 @@ func drain(resp *http.Response) {
 }
 
 // current returns the access token to send ("" for none), loading the
-// cache and refreshing an expired token first.
-func (c *Client) current(ctx context.Context) (string, int) {
+// cache and refreshing an expired token first (a token request from the
+// budget: an authorization server issuing tokens that expire at once gets
+// no more than a server refusing them).
+func (c *Client) current(ctx context.Context) (string, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.loadLocked()
 	e := c.entry
 	if e == nil || e.Token == nil {
-		return "", c.gen
+		return "", c.gen, nil
 	}
 	if !e.Token.Valid() {
-		if tok, err := c.refresh(ctx, e); err == nil {
-			if tok.RefreshToken == "" {
-				tok.RefreshToken = e.Token.RefreshToken
-			}
-			e.Token = tok
-			_ = c.cfg.Store.Save(c.cfg.Key, e)
-		} else {
-			e.Token = nil
-			return "", c.gen
+		if err := c.spend(); err != nil {
+			return "", c.gen, err
 		}
+		tok, err := c.refresh(ctx, e)
+		if err != nil {
+			e.Token = nil
+			c.setCurrent()
+			return "", c.gen, nil
+		}
+		if tok.RefreshToken == "" {
+			tok.RefreshToken = e.Token.RefreshToken
+		}
+		e.Token = tok
+		c.setCurrent()
+		_ = c.cfg.Store.Save(c.cfg.Key, e)
 	}
-	return e.Token.AccessToken, c.gen
+	return e.Token.AccessToken, c.gen, nil
 }
 
+// httpClient is the client of discovery, registration and the token
+// endpoint. It follows no redirect: a 307 would re-send a code verifier,
+// a client secret or a refresh token to wherever it points.
 func (c *Client) httpClient() *http.Client {
 	return &http.Client{Transport: c.base, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
@@ -485,7 +680,7 @@ func (c *Client) Login(ctx context.Context) error {
 		// ask for one with an unauthenticated request.
 		ch = c.probe(ctx)
 	}
-	return c.authorize(ctx, ch, gen, false)
+	return c.authorize(ctx, ch, gen, modeFirst, false)
 }
 
 // probe sends an unauthenticated initialize and reads the challenge.
@@ -511,6 +706,7 @@ func (c *Client) Logout() error {
 	defer c.mu.Unlock()
 	c.entry = nil
 	c.gen++
+	c.setCurrent()
 	return c.cfg.Store.Delete(c.cfg.Key)
 }
 
@@ -526,40 +722,49 @@ func (c *Client) Entry() *Entry {
 	return &e
 }
 
-// authorize gets a new token. gen is the generation the failed request
-// was sent with: if another request authorized since, its token is used.
-func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, stepUp bool) error {
+// authorize gets a new token, asking for what m says. gen is the
+// generation the failed request was sent with: if another request
+// authorized since, its token is used. spend: the client asks on its own
+// (not Login), from its budget of token requests.
+func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, m mode, spend bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return nil
 	}
+	if spend {
+		if err := c.spend(); err != nil {
+			return err
+		}
+	}
 	// A token the server refused (revoked, or expired early) is renewed
 	// with the refresh token first: no user is needed for that. A step-up
 	// needs new consent, so it always authorizes again.
-	if old := c.entry; !stepUp && old != nil && old.Token != nil && old.Token.RefreshToken != "" {
+	if old := c.entry; m != modeStepUp && old != nil && old.Token != nil && old.Token.RefreshToken != "" {
 		if tok, err := c.refresh(ctx, old); err == nil && tok.AccessToken != old.Token.AccessToken {
 			if tok.RefreshToken == "" {
 				tok.RefreshToken = old.Token.RefreshToken
 			}
 			old.Token = tok
 			c.gen++
+			c.setCurrent()
 			return c.cfg.Store.Save(c.cfg.Key, old)
 		}
 	}
-	e, err := c.newToken(ctx, ch, stepUp)
+	e, err := c.newToken(ctx, ch, m)
 	if err != nil {
 		return fmt.Errorf("oauth: %s: %w", c.server.Host, c.scrub(err, c.entry))
 	}
 	c.entry = e
 	c.gen++
+	c.setCurrent()
 	if err := c.cfg.Store.Save(c.cfg.Key, e); err != nil {
 		return fmt.Errorf("oauth: %s: cache the token: %w", c.server.Host, c.scrub(err, e))
 	}
 	return nil
 }
 
-func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entry, error) {
+func (c *Client) newToken(ctx context.Context, ch Challenge, m mode) (*Entry, error) {
 	hc := c.httpClient()
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 	prm, asm, err := c.discover(ctx, hc, ch)
@@ -570,7 +775,7 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 	if prm != nil && prm.Resource != "" {
 		e.Resource = prm.Resource
 	}
-	e.Scopes = c.selectScopes(ch, prm, asm, stepUp)
+	e.Scopes = c.selectScopes(ch, prm, asm, m)
 	if err := c.identify(ctx, hc, asm, e); err != nil {
 		return nil, err
 	}
@@ -631,14 +836,19 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, stepUp bool) (*Entr
 }
 
 // selectScopes follows the MCP specification's scope selection: the
-// challenge's scope, else the resource's scopes_supported, else none. A
-// step-up adds the challenge's scopes to those already held, so the new
-// token still covers what the old one did. offline_access is added
-// where the authorization server offers it, for a refresh token. With
-// AllowedScopes, whatever it does not list is dropped.
-func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMetadata, stepUp bool) []string {
+// configured Scopes, else the challenge's scope, else the resource's
+// scopes_supported, else none. A renewal (a refused token) asks for the
+// scopes held instead, whatever the challenge names: a scope not held is
+// a step-up's to ask for. A step-up adds the challenge's scopes to those
+// already held, so the new token still covers what the old one did.
+// offline_access is added where the authorization server offers it, for
+// a refresh token. With AllowedScopes, whatever it does not list is
+// dropped.
+func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMetadata, m mode) []string {
 	var s []string
 	switch {
+	case m == modeRenew && c.entry != nil:
+		s = slices.Clone(c.entry.Scopes)
 	case c.cfg.Scopes != nil:
 		s = slices.Clone(c.cfg.Scopes)
 	case len(ch.Scope) > 0:
@@ -646,7 +856,7 @@ func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMe
 	case prm != nil:
 		s = slices.Clone(prm.ScopesSupported)
 	}
-	if stepUp && c.entry != nil {
+	if m == modeStepUp && c.entry != nil {
 		for _, x := range c.entry.Scopes {
 			if !slices.Contains(s, x) {
 				s = append(s, x)
@@ -747,7 +957,7 @@ func scrubString(err error, secrets ...string) error {
 	var re *oauth2.RetrieveError
 	msg := err.Error()
 	if errors.As(err, &re) {
-		msg = "token endpoint answered " + re.Response.Status
+		msg = "token endpoint answered " + status(re.Response)
 		if re.ErrorCode != "" {
 			msg += ": " + re.ErrorCode
 		}

@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 // connect lists the protected server's tools through c.
 func connect(t *testing.T, ctx context.Context, url string, c *oauth.Client) ([]string, error) {
 	t.Helper()
-	conn := mcpgo.StreamableHTTP(url, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(c.RoundTripper))
+	conn := mcpgo.StreamableHTTP(url, mcpgo.WithName("protected"), c.Option())
 	defer conn.Close()
 	return conn.ToolNames(ctx)
 }
@@ -142,7 +142,11 @@ func TestDynamicRegistrationPublicClient(t *testing.T) {
 func TestClientCredentials(t *testing.T) {
 	as := oauthtest.New(ca, canarySecret, canaryToken)
 	defer as.Close()
-	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true, AuthMethod: oauth.AuthMethodPost})
+	// Tokens that expire at once (below) are replaced before every request
+	// of the connection, each a token request from the budget: room for
+	// them.
+	c, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true, AuthMethod: oauth.AuthMethodPost,
+		MaxTokenRequests: 20})
 	if _, err := connect(t, context.Background(), as.MCPURL, c); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +220,7 @@ func TestPrincipalsThroughIdentityGuard(t *testing.T) {
 	defer as.Close()
 	ctx := context.Background()
 	svc, _ := oauth.New(as.MCPURL, oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, ClientCredentials: true})
-	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), mcpgo.WithRoundTripper(svc.RoundTripper))
+	conn := mcpgo.StreamableHTTP(as.MCPURL, mcpgo.WithName("protected"), svc.Option())
 	defer conn.Close()
 	users := &oauth.Principals{Server: as.MCPURL, Config: oauth.Config{ClientID: as.ClientID, ClientSecret: canarySecret, Agent: headless}}
 	ann, _ := users.Client("ann")

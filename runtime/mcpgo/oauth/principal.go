@@ -11,20 +11,25 @@ import (
 
 // Token returns a valid access token, refreshing it if it expired. With
 // none cached it fails with ErrLoginRequired, or, for the client
-// credentials grant, gets one.
+// credentials grant, gets one. Either is a token request from the
+// client's budget (MaxTokenRequests).
 func (c *Client) Token(ctx context.Context) (mcpruntime.Secret, error) {
-	tok, gen := c.current(ctx)
+	tok, gen, err := c.current(ctx)
+	if err != nil {
+		return "", err
+	}
 	if tok != "" {
 		return mcpruntime.Secret(tok), nil
 	}
 	if !c.cfg.ClientCredentials {
 		return "", fmt.Errorf("oauth: %s: %w: %s", c.server.Host, ErrLoginRequired, c.cfg.LoginHint)
 	}
-	if err := c.authorize(ctx, c.probe(ctx), gen, false); err != nil {
+	stepUps := 0
+	if err := c.reauthorize(ctx, c.probe(ctx), gen, &stepUps); err != nil {
 		return "", err
 	}
-	tok, _ = c.current(ctx)
-	return mcpruntime.Secret(tok), nil
+	tok, _, err = c.current(ctx)
+	return mcpruntime.Secret(tok), err
 }
 
 type userKey struct{}

@@ -97,7 +97,7 @@ func (c *Client) register(ctx context.Context, hc *http.Client, asm *ServerMetad
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-		return fmt.Errorf("dynamic registration at %s: %s", asm.RegistrationEndpoint, resp.Status)
+		return fmt.Errorf("dynamic registration at %s: %s", asm.RegistrationEndpoint, status(resp))
 	}
 	var got struct {
 		ClientID     string `json:"client_id"`
