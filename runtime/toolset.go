@@ -115,7 +115,8 @@ func (s *Toolset) Resume(ctx context.Context, tool, id string) (ModelResult, err
 
 func (t *Tool[I, O]) coreOf() *toolCore { return &t.core }
 
-// gated returns the named tool's core when it is a *Tool with a gate.
+// gated returns the named tool's core when it has a gate: a *Tool, or a
+// resource reader (which embeds a ReaderGate).
 func (s *Toolset) gated(tool string) (*toolCore, error) {
 	t := s.byName[tool]
 	if w, ok := t.(rendered); ok {
@@ -128,7 +129,8 @@ func (s *Toolset) gated(tool string) (*toolCore, error) {
 }
 
 // Gated returns the server label the named tool's approvals are bound to
-// (WithServerName, or the Caller's Name), and whether it has a gate.
+// (WithServerName, or the Caller's Name), and whether it has a gate (a
+// Tool given WithGate, or a resource reader given one).
 func (s *Toolset) Gated(tool string) (server string, ok bool) {
 	c, err := s.gated(tool)
 	if err != nil {

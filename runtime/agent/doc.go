@@ -17,10 +17,15 @@
 //     Set.Resume makes each approved call exactly once (the gate's
 //     guarantee) and a denied one gives the model the denial text.
 //
+// A resource reader given a gate (mcpimpl.NewResourceReader with
+// mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) is a tool with a
+// gate here: its held reads pause the loop and resume as a tool's calls.
+//
 // A pause is held by the application, possibly somewhere it does not
 // control, so nothing in it is believed. Pause.Approvals and Set.Resume
 // read every approval a pending result names from the store, through the
-// tool the result names: the approval must have been made for that tool
+// tool the result names, which must have a gate (a tool built with
+// mcpruntime.NewTool, or a resource reader): the approval must have been made for that tool
 // (same wire name, server label and schema hash: an approval for one
 // server's tool cannot be resumed through another's), and the pause's copy
 // must agree with the store on its tool, server, schema hash, arguments,

@@ -44,7 +44,8 @@ type Pause struct {
 // Errors of a pause that cannot be used, wrapped in a *PauseError.
 var (
 	// ErrPauseAltered: a pending result does not match the store: it names
-	// no approval there, an approval made for another tool or server, or
+	// a tool without a gate, no approval there, an approval made for
+	// another tool or server, or
 	// one whose tool, server, schema hash, arguments, digest, principal,
 	// reason or times differ from the pause's copy; or an approval appears
 	// twice, or the pause waits for none. The pause was altered (or is
@@ -162,6 +163,10 @@ func (s *Set) check(ctx context.Context, p *Pause) ([]waiting, error) {
 		e, ok := s.byName[r.Name]
 		if !ok {
 			return nil, fail(fmt.Sprintf("approval %s: no tool %q in this set", pa.ID, r.Name), nil)
+		}
+		if _, ok := e.ts.Gated(e.wire); !ok {
+			// No approval can have been made through it.
+			return nil, fail(fmt.Sprintf("approval %s: tool %q has no gate", pa.ID, r.Name), nil)
 		}
 		stored, err := e.ts.Approval(ctx, e.wire, pa.ID)
 		switch {
