@@ -147,8 +147,9 @@
 // (WithServerName, or the Caller's Name), schema hash, digest and
 // principal, and a resume through a tool differing in any of them fails
 // with ErrApprovalMismatch; pending approvals expire (GateTTL).
-// Toolset.Approval reads an approval from the store for a tool, so what a
-// person is shown never comes from a copy someone handed over, and
+// Toolset.Approval reads an approval from the store for a tool and the
+// principal it acts as in the context, so what a person is shown never
+// comes from a copy someone handed over, nor from another principal's run, and
 // Toolset.MarkContinued records once that a paused agent loop went on with
 // its result (runtime/agent resumes a pause once with it). Stores: MemoryStore, the
 // FileStore of package runtime/filestore (one file per approval, atomic

@@ -32,8 +32,12 @@
 // digest, principal, reason, creation and expiry, or the pause is refused
 // with ErrPauseAltered and nothing runs. Show a person what Pause.Approvals
 // returns, which is the store's copy, never the pause's. An approval may
-// appear once, and a pause must wait for at least one. The resume runs as
-// the context's principal, which the gate checks against the approval's.
+// appear once, and a pause must wait for at least one. A pause is bound to
+// its run's principal: Pause.Approvals and Set.Resume take each tool's
+// principal from their context (as its WithIdentity or ReadIdentity reads
+// it; none without identity), and an approval requested by another
+// principal, even copied exactly, makes the pause altered; the gate checks
+// the principal again when the call runs.
 // A pause continues the conversation once: when its approvals are all
 // decided, Set.Resume records in the store that each was continued (a
 // compare-and-swap), and a later resume of it, or of any pause holding one

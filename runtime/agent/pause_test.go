@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -390,5 +391,66 @@ func TestPauseResumedOnceConcurrently(t *testing.T) {
 	pp, _ := ParsePause(part)
 	if _, _, err := ps[1].resume(alice, pp); !errors.Is(err, ErrPauseUsed) {
 		t.Errorf("resume of a part = %v", err)
+	}
+}
+
+var bob = mcpruntime.WithPrincipal(context.Background(), "bob", "tok-bob")
+
+// A pause is bound to its run's principal: another principal's pending
+// approval, copied into it exactly, is neither shown to this run's
+// approver nor resumed, whether it is undecided, approved or denied, and
+// the other principal's own pause is not used up by the attempt.
+func TestPauseOfAnotherPrincipalRefused(t *testing.T) {
+	for _, decision := range []string{"undecided", "approved", "denied"} {
+		t.Run(decision, func(t *testing.T) {
+			a, b := &server{}, &server{}
+			p := newProcess(t, mcpruntime.NewMemoryStore(), a, b, &atomic.Int32{})
+			mine := gatedTurn(t, p, "1")
+			_, theirs, err := p.set.DispatchAll(bob, []Call{{ID: "tu_9", Name: "a__move", Arguments: json.RawMessage(`{"amount":500}`)}})
+			if err != nil || theirs == nil {
+				t.Fatal(theirs, err)
+			}
+			bobs := theirs.Results[0].Pending
+			switch decision {
+			case "approved":
+				if err := p.gate.Approve(context.Background(), bobs.ID, bobs.Digest); err != nil {
+					t.Fatal(err)
+				}
+			case "denied":
+				if err := p.gate.Deny(context.Background(), bobs.ID, "no"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Bob's approval, exactly as the store holds it, in alice's
+			// pause.
+			swapped := edit(t, mine, func(_, pa map[string]any) {
+				var m map[string]any
+				_ = json.Unmarshal(mustJSON(bobs), &m)
+				clear(pa)
+				maps.Copy(pa, m)
+			})
+			sp, err := ParsePause(swapped)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if as, err := sp.Approvals(alice, p.set); !errors.Is(err, ErrPauseAltered) || !errors.Is(err, mcpruntime.ErrApprovalMismatch) || as != nil {
+				t.Fatalf("Approvals for alice of bob's approval = %v, %v", as, err)
+			}
+			if out, still, err := p.resume(alice, sp); !errors.Is(err, ErrPauseAltered) || out != "" || still != nil {
+				t.Fatalf("alice's resume of bob's approval = %q, %v, %v", out, still, err)
+			}
+			if got := append(a.made(), b.made()...); len(got) != 1 || got[0] != "balance {}" {
+				t.Errorf("calls made: %q", got)
+			}
+			// Bob's own pause is untouched.
+			if as, err := theirs.Approvals(bob, p.set); err != nil || len(as) != 1 || as[0].ID != bobs.ID {
+				t.Fatalf("bob's Approvals = %v, %v", as, err)
+			}
+			if decision == "denied" {
+				if out, _, err := p.resume(bob, theirs); err != nil || out == "" {
+					t.Errorf("bob's resume = %q, %v", out, err)
+				}
+			}
+		})
 	}
 }

@@ -198,3 +198,44 @@ func TestCallIdentityAliasesNotStored(t *testing.T) {
 		t.Errorf("resume = %+v, %v", r, err)
 	}
 }
+
+// Bob's pending approval, copied exactly into alice's pause over the CRM
+// processes: not shown to alice's approver, not resumed as hers even once
+// approved, and bob's own pause not used up by the attempt.
+func TestPauseOfAnotherPrincipalOverCRM(t *testing.T) {
+	eastURL, westURL := crmHTTP(t), crmHTTP(t)
+	p := newCRMPair(t, eastURL, westURL, filepath.Join(t.TempDir(), "approvals"))
+	bob := mcpruntime.WithPrincipal(context.Background(), "bob", "tok-bob")
+	const note = "bob's, for bob only"
+	_, mine, err := p.set.DispatchAll(alice, []agent.Call{{ID: "tu_1", Name: "east__update_deal", Arguments: json.RawMessage(`{"deal_id":"D-2001","note":"alice's"}`)}})
+	if err != nil || mine == nil {
+		t.Fatal(mine, err)
+	}
+	_, theirs, err := p.set.DispatchAll(bob, []agent.Call{{ID: "tu_1", Name: "east__update_deal", Arguments: json.RawMessage(`{"deal_id":"D-2001","note":"` + note + `"}`)}})
+	if err != nil || theirs == nil {
+		t.Fatal(theirs, err)
+	}
+	bobs, _ := json.Marshal(theirs.Results[0].Pending)
+	stored, _ := json.Marshal(mine)
+	swapped := reshape(t, stored, func(r, _ map[string]any) {
+		var a map[string]any
+		_ = json.Unmarshal(bobs, &a)
+		r["pending"] = a
+	})
+	if as, err := swapped.Approvals(alice, p.set); !errors.Is(err, agent.ErrPauseAltered) || as != nil {
+		t.Fatalf("alice's approver is shown bob's approval: %v, %v", as, err)
+	}
+	bp := theirs.Results[0].Pending
+	if err := p.gate.Approve(context.Background(), bp.ID, bp.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if res, still, err := p.set.Resume(alice, swapped); !errors.Is(err, agent.ErrPauseAltered) || res != nil || still != nil {
+		t.Fatalf("alice's resume of bob's approval = %v, %v, %v", res, still, err)
+	}
+	if n := countNotes(t, p.east, note); n != 0 {
+		t.Fatalf("%d notes after the refused resume", n)
+	}
+	if as, err := theirs.Approvals(bob, p.set); err != nil || len(as) != 1 || as[0].State != mcpruntime.StateApproved {
+		t.Fatalf("bob's approvals = %+v, %v", as, err)
+	}
+}
