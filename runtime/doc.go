@@ -144,8 +144,9 @@
 // (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
 // A denied call gives the model a denial
 // as the tool's result. An approval covers its tool, server label
-// (WithServerName, or the Caller's Name), schema hash, digest and
-// principal, and a resume through a tool differing in any of them fails
+// (WithServerName, or the Caller's Name), server identity (the
+// Descriptor.Server of its bindings: the manifest's id and serverInfo
+// name), schema hash, digest and principal, and a resume through a tool differing in any of them fails
 // with ErrApprovalMismatch; pending approvals expire (GateTTL).
 // Toolset.Approval reads an approval from the store for a tool and the
 // principal it acts as in the context, so what a person is shown never

@@ -26,12 +26,13 @@ const PauseVersion = 1
 // A pause is held by the application, possibly somewhere it does not
 // control (a browser, a queue), so nothing in it is trusted: every pending
 // result must name an approval in the store that was made for the tool the
-// result names (same wire name, server and schema hash) and for the
-// principal that tool acts as in the context of Pause.Approvals or
-// Set.Resume, and must agree with it on every field a person is shown or
-// the call depends on (see ErrPauseAltered). The rest (the results of calls that were not gated and
-// the conversation) is what the model is told, and is the application's to
-// protect, as any transcript is. A pause is resumed to its end once.
+// result names (same wire name, server label and identity, and schema
+// hash) and for the principal that tool acts as in the context of
+// Pause.Approvals or Set.Resume, and must agree with it on every field a
+// person is shown or the call depends on (see ErrPauseAltered). The rest
+// (the results of calls that were not gated and the conversation) is what
+// the model is told, and is the application's to protect, as any
+// transcript is. A pause is resumed to its end once.
 type Pause struct {
 	Version int `json:"version"`
 	// Results answers every call of the turn, in the model's order; the
@@ -47,11 +48,11 @@ var (
 	// ErrPauseAltered: a pending result does not match the store: it names
 	// a tool without a gate, no approval there, an approval made for
 	// another tool or server or requested by another principal than the
-	// context's, or one whose tool, server, schema hash, arguments,
-	// digest, principal, reason or times differ from the pause's copy; or
-	// an approval appears twice, or the pause waits for none. The pause was
-	// altered (or is resumed with other tools or another store); nothing
-	// was run.
+	// context's, or one whose tool, server, server identity, schema hash,
+	// arguments, digest, principal, reason or times differ from the
+	// pause's copy; or an approval appears twice, or the pause waits for
+	// none. The pause was altered (or is resumed with other tools or
+	// another store); nothing was run.
 	ErrPauseAltered = errors.New("does not match the approval store (altered, or used with other tools or another store)")
 	// ErrPauseUsed: the pause was already resumed to its end, here or in
 	// another process sharing the approval store, and its results went to
@@ -203,6 +204,7 @@ func differences(pa, st *mcpruntime.Approval) []string {
 	}
 	str("tool", pa.Tool, st.Tool)
 	str("server", pa.Server, st.Server)
+	str("serverIdentity", pa.ServerIdentity, st.ServerIdentity)
 	str("schemaHash", pa.SchemaHash, st.SchemaHash)
 	// Compared as canonical JSON: storing and re-encoding may change the
 	// bytes (escapes, spacing) but not the value.
