@@ -165,6 +165,22 @@ func SchemaHash(tool json.RawMessage) (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
+// serverIdentity is the Descriptor.Server of the bindings generated from
+// m: its id, "/", and its serverInfo name ("crm/crm"); "" when both are
+// empty. Approvals are bound to it, so that the bindings of two servers
+// with one tool name and schema do not spend each other's approvals when
+// their runtime labels agree.
+func serverIdentity(m *manifest.Manifest) string {
+	var info struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(m.ServerInfo, &info) // an object, or absent: checked when read
+	if m.ID == "" && info.Name == "" {
+		return ""
+	}
+	return m.ID + "/" + info.Name
+}
+
 // hints are the annotation members with their specification defaults.
 var hints = []struct {
 	member string
@@ -240,7 +256,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 	seen := map[string]*emit.Tool{}
 	var errs []error
 	for _, s := range srcs {
-		s.server = emit.Server{Label: s.file.Manifest.ID}
+		s.server = emit.Server{Label: s.file.Manifest.ID, Identity: serverIdentity(s.file.Manifest)}
 		if gate != nil {
 			g := &emit.Gate{Default: gate.Default}
 			for _, name := range slices.Sorted(maps.Keys(gate.Tools)) {

@@ -37,7 +37,9 @@
 // Each tool also gets a descriptor, <Tool>Descriptor (an
 // mcpruntime.Descriptor: wire and Go names, title, description,
 // annotations with the specification's defaults applied, the input schema
-// a model is shown, the output schema, and SchemaHash), and a factory,
+// a model is shown, the output schema, SchemaHash, and Server, the
+// manifest's id and serverInfo name joined by "/", which approvals are
+// bound to), and a factory,
 //
 //	func New<Tool>(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[<Tool>Input, <Tool>Output]
 //

@@ -55,10 +55,13 @@ type Approval struct {
 	ID   string `json:"id"`
 	Tool string `json:"tool"`
 	// Server is the label of the server (WithServerName: the registry id
-	// under the manager; or the Caller's Name) and SchemaHash the tool's
-	// Descriptor.SchemaHash: only a tool with all three can resume it.
-	Server     string `json:"server,omitempty"`
-	SchemaHash string `json:"schemaHash,omitempty"`
+	// under the manager; or the Caller's Name), ServerIdentity the tool's
+	// Descriptor.Server (the server whose manifest its bindings come from)
+	// and SchemaHash its Descriptor.SchemaHash: only a tool with all four
+	// can resume it.
+	Server         string `json:"server,omitempty"`
+	ServerIdentity string `json:"serverIdentity,omitempty"`
+	SchemaHash     string `json:"schemaHash,omitempty"`
 	// Args are the call's arguments, identity argument excluded.
 	Args json.RawMessage `json:"args"`
 	// Digest is ArgsDigest(Args). Approve must name it, and a resume checks
@@ -193,8 +196,8 @@ var (
 	ErrApprovalPending  = errors.New("not decided yet")
 	ErrApprovalDenied   = errors.New("denied")
 	ErrApprovalExpired  = errors.New("expired before it was decided")
-	// ErrApprovalMismatch: the tool, server, schema hash, arguments or
-	// principal differ from what was approved. The call was not made; it
+	// ErrApprovalMismatch: the tool, server (label or identity), schema
+	// hash, arguments or principal differ from what was approved. The call was not made; it
 	// needs a new approval.
 	ErrApprovalMismatch = errors.New("does not match the call")
 	// ErrApprovalContinued: a paused loop already went on with its result.

@@ -23,6 +23,14 @@ type Descriptor struct {
 	// SchemaHash identifies the schemas the bindings were generated from,
 	// so drift between a manifest and a live server can be detected.
 	SchemaHash string
+	// Server identifies the server whose manifest the bindings were
+	// generated from: the manifest's id, "/", and its serverInfo name
+	// ("crm/crm"); "" for a descriptor made without a manifest (the
+	// connection manager's live tools, hand-written ones). Approvals are
+	// bound to it as well as to the server label, so an approval made
+	// through one server's bindings is not spent through another's when
+	// their labels agree.
+	Server string
 }
 
 // Annotations are a tool's behaviour hints with the specification's

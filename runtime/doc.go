@@ -142,18 +142,21 @@
 // resumes report ErrOutcomeUnknown; later resumes tell a call never sent
 // (ErrApprovedCallNotSent) from one sent without an answer
 // (ErrOutcomeUnknown) and one the server failed (ErrApprovedCallFailed).
-// A denied call gives the model a denial
-// as the tool's result. An approval covers its tool, server label
-// (WithServerName, or the Caller's Name), schema hash, digest and
-// principal, and a resume through a tool differing in any of them fails
-// with ErrApprovalMismatch; pending approvals expire (GateTTL).
-// Toolset.Approval reads an approval from the store for a tool, so what a
-// person is shown never comes from a copy someone handed over, and
-// Toolset.MarkContinued records once that a paused agent loop went on with
-// its result (runtime/agent resumes a pause once with it). Stores: MemoryStore, the
-// FileStore of package runtime/filestore (one file per approval, atomic
-// writes, flock across processes) and the adapters/postgres module, behind
-// the ApprovalStore interface.
+// A denied call gives the model a denial as the tool's result. An
+// approval covers its tool, server label (WithServerName, or the Caller's
+// Name), server identity (the Descriptor.Server of its bindings: the
+// manifest's id and serverInfo name), schema hash, digest and principal,
+// and a resume through a tool differing in any of them fails with
+// ErrApprovalMismatch; pending approvals expire (GateTTL).
+// Toolset.Approval reads an approval from the store for a tool and the
+// principal it acts as in the context, so what a person is shown never
+// comes from a copy someone handed over, nor from another principal's
+// run, and Toolset.MarkContinued records once that a paused agent loop
+// went on with its result (runtime/agent resumes a pause once with it).
+// A resource reader given a gate is such a tool too (ReaderGate). Stores:
+// MemoryStore, the FileStore of package runtime/filestore (one file per
+// approval, atomic writes, flock across processes) and the
+// adapters/postgres module, behind the ApprovalStore interface.
 //
 // Taint tracking. With a Run in the context (WithRun), every result a
 // server returns is recorded in the run's ledger with its Provenance

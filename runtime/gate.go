@@ -243,7 +243,7 @@ func (g *Gate) intercept(next handler) handler {
 		}
 		now := g.now()
 		a := &Approval{
-			ID: randomID(), Tool: c.desc.Name, Server: c.server, SchemaHash: c.desc.SchemaHash, Args: compact.Bytes(), Digest: digest,
+			ID: randomID(), Tool: c.desc.Name, Server: c.server, ServerIdentity: c.desc.Server, SchemaHash: c.desc.SchemaHash, Args: compact.Bytes(), Digest: digest,
 			Principal: c.principal, Why: why, State: StatePending, Created: now, Expires: now.Add(g.ttl),
 		}
 		if err := g.store.Create(ctx, a); err != nil {
@@ -254,12 +254,14 @@ func (g *Gate) intercept(next handler) handler {
 }
 
 // boundTo checks that a was made for the tool desc of server, so that it
-// is never spent on another server's tool of the same name.
+// is never spent on another server's tool of the same name: by the label,
+// and by the identity of the server the bindings were generated from.
 func boundTo(a *Approval, desc *Descriptor, server string) error {
-	if a.Tool == desc.Name && a.Server == server && a.SchemaHash == desc.SchemaHash {
+	if a.Tool == desc.Name && a.Server == server && a.ServerIdentity == desc.Server && a.SchemaHash == desc.SchemaHash {
 		return nil
 	}
-	return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q of server %q with schemas %q, not tool %q of server %q with schemas %q", a.Tool, a.Server, a.SchemaHash, desc.Name, server, desc.SchemaHash)}
+	return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it is for tool %q of server %q (bindings of %q) with schemas %q, not tool %q of server %q (bindings of %q) with schemas %q",
+		a.Tool, a.Server, a.ServerIdentity, a.SchemaHash, desc.Name, server, desc.Server, desc.SchemaHash)}
 }
 
 // binding checks that a approves this very call: the stored arguments

@@ -345,7 +345,7 @@ type readOptions struct {
 	maxSize int64
 	server  string
 	refresh bool
-	gate    *Gate // for resource readers only (GateRead)
+	gate    *Gate // for resource readers only (ReaderGate)
 }
 
 func newReadOptions(c Caller, opts []ReadOption) readOptions {
@@ -403,7 +403,7 @@ func Refresh() ReadOption {
 // WithToolOptions applies tool options that also make sense for reads
 // (WithTimeout, WithIdentity, WithServerName, WithGate), so one set of
 // options can serve a program's tools and reads. WithGate holds only the
-// reads a model asks for through a resource reader (GateRead).
+// reads a model asks for through a resource reader (ReaderGate).
 func WithToolOptions(opts ...Option) ReadOption {
 	return func(o *readOptions) {
 		t := toolOptions{timeout: o.timeout, tokens: o.tokens, server: o.server, gate: o.gate}
@@ -446,13 +446,31 @@ func ReadTemplate(ctx context.Context, c Caller, d *ResourceDescriptor, vars Tem
 	return ReadURI(ctx, c, uri, opts...)
 }
 
-// GateRead runs read, a model's read through a resource reader, as tool d's
-// call with args through the gate of opts (WithToolOptions(WithGate)): held,
-// an *ApprovalRequiredError; resumed (approval set), read once, then replayed.
-func GateRead(ctx context.Context, d *Descriptor, c Caller, args json.RawMessage, approval string, read func(context.Context, json.RawMessage) (*Result, *Provenance, error), opts ...ReadOption) (*Result, *Provenance, error) {
+// ReaderGate is a resource reader's gate: it runs the reads a model asks
+// for through the gate of the reader's options (WithToolOptions(WithGate))
+// as calls of the tool d, with d's name, the server label (ReadServerName,
+// WithServerName or the connection's Name) and the principal of
+// ReadIdentity. A reader embeds it (mcpimpl.NewResourceReader does), and a
+// Toolset then treats the reader as a tool with a gate: Toolset.Approval,
+// Resume and MarkContinued, and so runtime/agent's pauses, work for it as
+// for a tool.
+type ReaderGate struct{ core toolCore }
+
+// NewReaderGate returns the gate of a reader of descriptor d over c.
+func NewReaderGate(d *Descriptor, c Caller, opts ...ReadOption) *ReaderGate {
 	o := newReadOptions(c, opts)
-	cl, err := (&toolCore{desc: d, tokens: o.tokens, server: o.server}).newCall(ctx, args)
-	if err == nil && approval != "" && o.gate == nil {
+	return &ReaderGate{core: toolCore{desc: d, tokens: o.tokens, server: o.server, gate: o.gate}}
+}
+
+func (g *ReaderGate) coreOf() *toolCore { return &g.core }
+
+// GateRead runs read, the model's read with args, through the gate: held,
+// an *ApprovalRequiredError; resumed (approval set), read once, then
+// replayed.
+func (g *ReaderGate) GateRead(ctx context.Context, args json.RawMessage, approval string, read func(context.Context, json.RawMessage) (*Result, *Provenance, error)) (*Result, *Provenance, error) {
+	d := g.core.desc
+	cl, err := g.core.newCall(ctx, args)
+	if err == nil && approval != "" && g.core.gate == nil {
 		err = fmt.Errorf("tool %q: resume approval %s: the reader has no gate (WithToolOptions(WithGate))", d.Name, approval)
 	}
 	if err != nil {
@@ -460,8 +478,8 @@ func GateRead(ctx context.Context, d *Descriptor, c Caller, args json.RawMessage
 	}
 	cl.approval = approval
 	var gate interceptor
-	if o.gate != nil {
-		gate = o.gate.intercept
+	if g.core.gate != nil {
+		gate = g.core.gate.intercept
 	}
 	res, err := chain(func(ctx context.Context, cl *call) (res *Result, err error) {
 		res, cl.prov, err = read(ctx, cl.args)

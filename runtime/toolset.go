@@ -115,7 +115,8 @@ func (s *Toolset) Resume(ctx context.Context, tool, id string) (ModelResult, err
 
 func (t *Tool[I, O]) coreOf() *toolCore { return &t.core }
 
-// gated returns the named tool's core when it is a *Tool with a gate.
+// gated returns the named tool's core when it has a gate: a *Tool, or a
+// resource reader (which embeds a ReaderGate).
 func (s *Toolset) gated(tool string) (*toolCore, error) {
 	t := s.byName[tool]
 	if w, ok := t.(rendered); ok {
@@ -128,7 +129,8 @@ func (s *Toolset) gated(tool string) (*toolCore, error) {
 }
 
 // Gated returns the server label the named tool's approvals are bound to
-// (WithServerName, or the Caller's Name), and whether it has a gate.
+// (WithServerName, or the Caller's Name), and whether it has a gate (a
+// Tool given WithGate, or a resource reader given one).
 func (s *Toolset) Gated(tool string) (server string, ok bool) {
 	c, err := s.gated(tool)
 	if err != nil {
@@ -138,17 +140,24 @@ func (s *Toolset) Gated(tool string) (server string, ok bool) {
 }
 
 // Approval returns the stored approval id, expiry applied, if it was made
-// for the named tool: same wire name, server and schema hash (otherwise an
-// error wrapping ErrApprovalMismatch). Show a person this, never a copy
-// handed over by someone else.
+// for the named tool (same wire name, server and schema hash) and for the
+// principal the tool acts as in ctx (its WithIdentity or ReadIdentity; ""
+// for a tool without one); otherwise an error wrapping
+// ErrApprovalMismatch. A context without the principal the tool needs is
+// the identity's error. Show a person this, never a copy handed over by
+// someone else.
 func (s *Toolset) Approval(ctx context.Context, tool, id string) (*Approval, error) {
 	c, err := s.gated(tool)
 	var a *Approval
+	var principal string
+	if err == nil {
+		principal, err = c.principal(ctx)
+	}
 	if err == nil {
 		a, err = c.gate.Get(ctx, id)
 	}
 	if err == nil {
-		err = boundTo(a, c.desc, c.server)
+		err = ownedBy(a, c, principal)
 	}
 	if err != nil {
 		return nil, err
@@ -156,19 +165,44 @@ func (s *Toolset) Approval(ctx context.Context, tool, id string) (*Approval, err
 	return a, nil
 }
 
+// principal is the ID of the principal the tool acts as in ctx.
+func (t *toolCore) principal(ctx context.Context) (string, error) {
+	c, err := t.newCall(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	return c.principal, nil
+}
+
+// ownedBy checks that a was made through the tool t for principal.
+func ownedBy(a *Approval, t *toolCore, principal string) error {
+	if err := boundTo(a, t.desc, t.server); err != nil {
+		return err
+	}
+	if a.Principal != principal {
+		return &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it was requested by principal %q, not %q", a.Principal, principal)}
+	}
+	return nil
+}
+
 // MarkContinued records once, atomically, that a paused agent loop went on
 // with the result of the named tool's decided approval id (runtime/agent's
 // Set.Resume does): a second mark, from any process sharing the store,
-// fails with ErrApprovalContinued. Resume is not affected.
+// fails with ErrApprovalContinued. The approval must be one Approval would
+// return for ctx. Resume is not affected.
 func (s *Toolset) MarkContinued(ctx context.Context, tool, id string) error {
 	c, err := s.gated(tool)
+	if err != nil {
+		return err
+	}
+	principal, err := c.principal(ctx)
 	if err != nil {
 		return err
 	}
 	now := c.gate.now()
 	_, err = c.gate.store.Update(ctx, id, func(a *Approval) error {
 		st := a.effectiveState(now)
-		switch err := boundTo(a, c.desc, c.server); {
+		switch err := ownedBy(a, c, principal); {
 		case err != nil:
 			return err
 		case !a.Continued.IsZero():

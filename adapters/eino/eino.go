@@ -32,16 +32,17 @@ import (
 // resumed (an altered copy is an error wrapping agent.ErrPauseAltered),
 // and the info of a repeated interrupt is read from the store.
 type ApprovalInfo struct {
-	ID         string
-	Tool       string
-	Server     string
-	SchemaHash string
-	Args       string
-	Digest     string
-	Principal  string
-	Why        string
-	Created    time.Time
-	Expires    time.Time
+	ID             string
+	Tool           string
+	Server         string
+	ServerIdentity string
+	SchemaHash     string
+	Args           string
+	Digest         string
+	Principal      string
+	Why            string
+	Created        time.Time
+	Expires        time.Time
 }
 
 func init() {
@@ -115,13 +116,13 @@ func (x *invokable) InvokableRun(ctx context.Context, args string, _ ...tool.Opt
 }
 
 func infoOf(a *mcpruntime.Approval) *ApprovalInfo {
-	return &ApprovalInfo{ID: a.ID, Tool: a.Tool, Server: a.Server, SchemaHash: a.SchemaHash, Args: string(a.Args), Digest: a.Digest,
+	return &ApprovalInfo{ID: a.ID, Tool: a.Tool, Server: a.Server, ServerIdentity: a.ServerIdentity, SchemaHash: a.SchemaHash, Args: string(a.Args), Digest: a.Digest,
 		Principal: a.Principal, Why: a.Why, Created: a.Created, Expires: a.Expires}
 }
 
 // approval is the info as the approval it copies, for agent.Set to check.
 func (i *ApprovalInfo) approval() *mcpruntime.Approval {
-	return &mcpruntime.Approval{ID: i.ID, Tool: i.Tool, Server: i.Server, SchemaHash: i.SchemaHash, Args: json.RawMessage(i.Args), Digest: i.Digest,
+	return &mcpruntime.Approval{ID: i.ID, Tool: i.Tool, Server: i.Server, ServerIdentity: i.ServerIdentity, SchemaHash: i.SchemaHash, Args: json.RawMessage(i.Args), Digest: i.Digest,
 		Principal: i.Principal, Why: i.Why, Created: i.Created, Expires: i.Expires}
 }
 

@@ -183,6 +183,7 @@ var ExportContactsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"owner":{"type":"string","description":"Only contacts owned by this user id."}}}`),
 	SchemaHash:  "sha256:a40bc79e94b21b919886921f9a6588e781956b96dd362c0305c53d55a1e9b85b",
+	Server:      "crm/crm",
 }
 
 // NewExportContacts returns the "export_contacts" tool over c. Call takes
@@ -208,6 +209,7 @@ var ExportPipelineDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 	SchemaHash:  "sha256:c940b0d2322ccfe8801d86eb3b4ac4c235465efd2effbccb20bda43f7a85fea9",
+	Server:      "crm/crm",
 }
 
 // NewExportPipeline returns the "export_pipeline" tool over c. Call takes
@@ -234,6 +236,7 @@ var GetContactDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"contact_id":{"type":"string","pattern":"^C-[0-9]{4}$","description":"Contact id, e.g. C-1001."}},"required":["contact_id"],"additionalProperties":false}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Contact id, e.g. C-1001."},"name":{"type":"string"},"email":{"type":"string","format":"email"},"company":{"type":"string"},"owner":{"type":"string","description":"User id of the account owner."},"tags":{"type":"array","items":{"type":"string"}}},"required":["id","name","email","company","owner","tags"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:8ae482d24022e9715cc9b6a569bbc56bac8267138ee3fb6aeb5b3bb00b1ff04c",
+	Server:       "crm/crm",
 }
 
 // NewGetContact returns the "get_contact" tool over c. Call takes
@@ -260,6 +263,7 @@ var GetDealDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","pattern":"^D-[0-9]{4}$","description":"Deal id, e.g. D-2001."}},"required":["deal_id"],"additionalProperties":false}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Deal id, e.g. D-2001."},"title":{"type":"string"},"contact_id":{"type":"string"},"stage":{"type":"string","enum":["lead","qualified","proposal","negotiation","won","lost"]},"amount":{"type":"number","minimum":0},"currency":{"type":"string","enum":["EUR","GBP","USD"]},"owner":{"type":"string"},"notes":{"type":"array","items":{"type":"string"}}},"required":["id","title","contact_id","stage","amount","currency","owner","notes"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:12f4b7faec2928ef671f696c2cee850ff924a31cb90538949cf79a11152edb86",
+	Server:       "crm/crm",
 }
 
 // NewGetDeal returns the "get_deal" tool over c. Call takes GetDealInput and
@@ -285,6 +289,7 @@ var PipelineChartDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 	SchemaHash:  "sha256:c940b0d2322ccfe8801d86eb3b4ac4c235465efd2effbccb20bda43f7a85fea9",
+	Server:      "crm/crm",
 }
 
 // NewPipelineChart returns the "pipeline_chart" tool over c. Call takes
@@ -311,6 +316,7 @@ var SearchDealsDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Case-insensitive text matched against deal titles and company names."},"stage":{"type":"string","enum":["lead","qualified","proposal","negotiation","won","lost"]},"min_amount":{"type":"number","minimum":0},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"additionalProperties":false}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"deals":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"company":{"type":"string"},"stage":{"type":"string","enum":["lead","qualified","proposal","negotiation","won","lost"]},"amount":{"type":"number"},"currency":{"type":"string"}},"required":["id","title","company","stage","amount","currency"],"additionalProperties":false}},"total":{"type":"integer","minimum":0,"description":"Matches before the limit was applied."}},"required":["deals","total"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:e79abcf9bc1b6ae100c4ca759226af2fd881b8642f143f606f6e5d2405566459",
+	Server:       "crm/crm",
 }
 
 // NewSearchDeals returns the "search_deals" tool over c. Call takes
@@ -338,6 +344,7 @@ var SendEmailDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"contact_id":{"type":"string","pattern":"^C-[0-9]{4}$"},"subject":{"type":"string","minLength":1,"maxLength":200},"body":{"type":"string","minLength":1}},"required":["contact_id","subject","body"],"additionalProperties":false}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"message_id":{"type":"string"},"to":{"type":"string","format":"email"},"status":{"type":"string","enum":["queued"]}},"required":["message_id","to","status"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:4a0c3b7094b66a33c529362694bd63aad9ec644986313e033ce60a03e1f79b13",
+	Server:       "crm/crm",
 }
 
 // NewSendEmail returns the "send_email" tool over c. Call takes SendEmailInput
@@ -370,6 +377,7 @@ var UpdateDealDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","pattern":"^D-[0-9]{4}$"},"stage":{"type":"string","enum":["lead","qualified","proposal","negotiation","won","lost"]},"amount":{"type":"number","minimum":0},"note":{"type":"string","maxLength":500,"description":"Appended to the deal's notes."}},"required":["deal_id"],"additionalProperties":false}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Deal id, e.g. D-2001."},"title":{"type":"string"},"contact_id":{"type":"string"},"stage":{"type":"string","enum":["lead","qualified","proposal","negotiation","won","lost"]},"amount":{"type":"number","minimum":0},"currency":{"type":"string","enum":["EUR","GBP","USD"]},"owner":{"type":"string"},"notes":{"type":"array","items":{"type":"string"}}},"required":["id","title","contact_id","stage","amount","currency","owner","notes"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:3de43a13dfa3f26b52be3936f7c5dea94c50b6ab66f8f332b4653cb30d6a67c1",
+	Server:       "crm/crm",
 }
 
 // NewUpdateDeal returns the "update_deal" tool over c. Call takes
@@ -1913,6 +1921,7 @@ var PipelineChartReaderDescriptor = mcpruntime.Descriptor{
 	GoName:      "PipelineChartReader",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 	Name:        "read_pipeline_chart",
+	Server:      "crm/crm",
 }
 
 // NewPipelineChartReader returns the "pipeline-chart" resource
@@ -1939,6 +1948,7 @@ var DealContractReaderDescriptor = mcpruntime.Descriptor{
 	GoName:      "DealContractReader",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","minLength":1,"description":"The value of {deal_id} in crm://deals/{deal_id}/contract."}},"required":["deal_id"],"additionalProperties":false}`),
 	Name:        "read_deal_contract",
+	Server:      "crm/crm",
 }
 
 // NewDealContractReader returns the "deal-contract" resource template
@@ -1968,6 +1978,7 @@ var DealSummaryReaderDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"type":"object","properties":{"deal_id":{"type":"string","minLength":1,"description":"The value of {deal_id} in crm://deals/{deal_id}/summary."}},"required":["deal_id"],"additionalProperties":false}`),
 	Name:         "deal_summary",
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Deal id, e.g. D-2001."},"title":{"type":"string"},"stage":{"type":"string"},"amount":{"type":"number"},"currency":{"type":"string"}},"required":["id","title","stage","amount","currency"]}`),
+	Server:       "crm/crm",
 }
 
 // NewDealSummaryReader returns the "deal-summary" resource template

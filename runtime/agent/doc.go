@@ -17,18 +17,31 @@
 //     Set.Resume makes each approved call exactly once (the gate's
 //     guarantee) and a denied one gives the model the denial text.
 //
+// A resource reader given a gate (mcpimpl.NewResourceReader with
+// mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) is a tool with a
+// gate here: its held reads pause the loop and resume as a tool's calls.
+//
 // A pause is held by the application, possibly somewhere it does not
 // control, so nothing in it is believed. Pause.Approvals and Set.Resume
 // read every approval a pending result names from the store, through the
-// tool the result names: the approval must have been made for that tool
-// (same wire name, server label and schema hash: an approval for one
-// server's tool cannot be resumed through another's), and the pause's copy
-// must agree with the store on its tool, server, schema hash, arguments,
-// digest, principal, reason, creation and expiry, or the pause is refused
-// with ErrPauseAltered and nothing runs. Show a person what Pause.Approvals
-// returns, which is the store's copy, never the pause's. An approval may
-// appear once, and a pause must wait for at least one. The resume runs as
-// the context's principal, which the gate checks against the approval's.
+// tool the result names, which must have a gate (a tool built with
+// mcpruntime.NewTool, or a resource reader). The approval must have been
+// made for that tool (same wire name, server label, server identity and
+// schema hash: an approval for one server's tool cannot be resumed through
+// another's, nor through another server's bindings under the same label),
+// and the pause's copy must agree with the store on its tool, server,
+// server identity, schema hash, arguments, digest, principal, reason,
+// creation and expiry, or the pause is refused with ErrPauseAltered and
+// nothing runs. Show a person what Pause.Approvals returns, which is the
+// store's copy, never the pause's. An approval may appear once, and a
+// pause must wait for at least one.
+//
+// A pause is bound to its run's principal: Pause.Approvals and Set.Resume
+// take each tool's principal from their context (as its WithIdentity or
+// ReadIdentity reads it; none without identity), and an approval requested
+// by another principal, even copied exactly, makes the pause altered; the
+// gate checks the principal again when the call runs.
+//
 // A pause continues the conversation once: when its approvals are all
 // decided, Set.Resume records in the store that each was continued (a
 // compare-and-swap), and a later resume of it, or of any pause holding one
@@ -36,6 +49,6 @@
 // ErrPauseUsed before the model is asked. The results of calls that were
 // not gated and the conversation are what the model is told; they are not
 // checked, and are the application's to protect. New refuses two tools
-// with a gate that it cannot tell apart (the same server label and wire
-// name under two prefixes).
+// with a gate that it cannot tell apart (the same server label, server
+// identity and wire name under two prefixes).
 package agent

@@ -111,10 +111,11 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 	}
 	s := &Set{byName: map[string]*entry{}, dialect: d, views: map[string]*view{}}
 	prefixes := map[string]bool{}
-	// gated maps the server label and wire name of each tool with a gate
-	// to its entry: an approval is bound to those, so two such tools would
-	// each accept the other's approvals.
-	type bound struct{ server, wire string }
+	// gated maps the server label, server identity (Descriptor.Server)
+	// and wire name of each tool with a gate to its entry: an approval is
+	// bound to those, so two such tools would each accept the other's
+	// approvals.
+	type bound struct{ server, identity, wire string }
 	gated := map[bound]*entry{}
 	for i, src := range sources {
 		if src.Tools == nil {
@@ -143,9 +144,13 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 				return nil, fmt.Errorf("agent: tools %q and %q would both be named %q for the model", o.tool.Descriptor().Name, wire, e.name)
 			}
 			if server, ok := src.Tools.Gated(wire); ok {
-				k := bound{server, wire}
+				k := bound{server, t.Descriptor().Server, wire}
 				if o, dup := gated[k]; dup {
-					return nil, fmt.Errorf("agent: tools %q and %q both have a gate and are tool %q of server %q, so an approval for one could be resumed through the other: give the servers distinct names (mcpgo.WithName, mcpruntime.WithServerName)", o.name, e.name, wire, server)
+					of := ""
+					if k.identity != "" {
+						of = fmt.Sprintf(" (bindings of %q)", k.identity)
+					}
+					return nil, fmt.Errorf("agent: tools %q and %q both have a gate and are tool %q of server %q%s, so an approval for one could be resumed through the other: give the servers distinct names (mcpgo.WithName, mcpruntime.WithServerName)", o.name, e.name, wire, server, of)
 				}
 				gated[k] = e
 			}

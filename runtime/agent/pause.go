@@ -26,11 +26,13 @@ const PauseVersion = 1
 // A pause is held by the application, possibly somewhere it does not
 // control (a browser, a queue), so nothing in it is trusted: every pending
 // result must name an approval in the store that was made for the tool the
-// result names (same wire name, server and schema hash), and must agree
-// with it on every field a person is shown or the call depends on (see
-// ErrPauseAltered). The rest (the results of calls that were not gated and
-// the conversation) is what the model is told, and is the application's to
-// protect, as any transcript is. A pause is resumed to its end once.
+// result names (same wire name, server label and identity, and schema
+// hash) and for the principal that tool acts as in the context of
+// Pause.Approvals or Set.Resume, and must agree with it on every field a
+// person is shown or the call depends on (see ErrPauseAltered). The rest
+// (the results of calls that were not gated and the conversation) is what
+// the model is told, and is the application's to protect, as any
+// transcript is. A pause is resumed to its end once.
 type Pause struct {
 	Version int `json:"version"`
 	// Results answers every call of the turn, in the model's order; the
@@ -44,11 +46,13 @@ type Pause struct {
 // Errors of a pause that cannot be used, wrapped in a *PauseError.
 var (
 	// ErrPauseAltered: a pending result does not match the store: it names
-	// no approval there, an approval made for another tool or server, or
-	// one whose tool, server, schema hash, arguments, digest, principal,
-	// reason or times differ from the pause's copy; or an approval appears
-	// twice, or the pause waits for none. The pause was altered (or is
-	// resumed with other tools or another store); nothing was run.
+	// a tool without a gate, no approval there, an approval made for
+	// another tool or server or requested by another principal than the
+	// context's, or one whose tool, server, server identity, schema hash,
+	// arguments, digest, principal, reason or times differ from the
+	// pause's copy; or an approval appears twice, or the pause waits for
+	// none. The pause was altered (or is resumed with other tools or
+	// another store); nothing was run.
 	ErrPauseAltered = errors.New("does not match the approval store (altered, or used with other tools or another store)")
 	// ErrPauseUsed: the pause was already resumed to its end, here or in
 	// another process sharing the approval store, and its results went to
@@ -119,7 +123,9 @@ func ParsePause(data []byte) (*Pause, error) {
 // results, as the approval store holds them now (state and decision
 // included), never as the pause says: show these to a person. Each is
 // checked as Set.Resume checks it, so an altered pause is an error
-// wrapping ErrPauseAltered.
+// wrapping ErrPauseAltered. The context must carry the run's principal,
+// as for Set.Resume: a pause holding another principal's approval is
+// altered, so a person deciding for this run is shown only its own.
 func (p *Pause) Approvals(ctx context.Context, s *Set) ([]*mcpruntime.Approval, error) {
 	ws, err := s.check(ctx, p)
 	if err != nil {
@@ -163,6 +169,10 @@ func (s *Set) check(ctx context.Context, p *Pause) ([]waiting, error) {
 		if !ok {
 			return nil, fail(fmt.Sprintf("approval %s: no tool %q in this set", pa.ID, r.Name), nil)
 		}
+		if _, ok := e.ts.Gated(e.wire); !ok {
+			// No approval can have been made through it.
+			return nil, fail(fmt.Sprintf("approval %s: tool %q has no gate", pa.ID, r.Name), nil)
+		}
 		stored, err := e.ts.Approval(ctx, e.wire, pa.ID)
 		switch {
 		case errors.Is(err, mcpruntime.ErrApprovalMismatch), errors.Is(err, mcpruntime.ErrApprovalNotFound):
@@ -194,6 +204,7 @@ func differences(pa, st *mcpruntime.Approval) []string {
 	}
 	str("tool", pa.Tool, st.Tool)
 	str("server", pa.Server, st.Server)
+	str("serverIdentity", pa.ServerIdentity, st.ServerIdentity)
 	str("schemaHash", pa.SchemaHash, st.SchemaHash)
 	// Compared as canonical JSON: storing and re-encoding may change the
 	// bytes (escapes, spacing) but not the value.
@@ -228,7 +239,9 @@ func differences(pa, st *mcpruntime.Approval) []string {
 // pause was continued, and any later resume of it (or of a pause holding
 // one of its approvals), in any process sharing the store, is an error
 // wrapping ErrPauseUsed. The context must carry the principal that made
-// the calls.
+// the calls: an approval requested by another principal (each tool's
+// principal as its WithIdentity or ReadIdentity reads it from the context,
+// none for a tool without identity) makes the pause altered.
 func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pause, err error) {
 	ws, err := s.check(ctx, p)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -145,6 +146,7 @@ func TestAlteredPauseIsRefused(t *testing.T) {
 		"created":          func(_, a map[string]any) { a["created"] = time.Now().Add(-time.Hour).Format(time.RFC3339Nano) },
 		"tool":             func(_, a map[string]any) { a["tool"] = "balance" },
 		"server":           func(_, a map[string]any) { a["server"] = "bank-b" },
+		"server identity":  func(_, a map[string]any) { a["serverIdentity"] = "bank-b/bank" },
 		"schema hash":      func(_, a map[string]any) { a["schemaHash"] = "sha256:move-v2" },
 		"unknown id":       func(_, a map[string]any) { a["id"] = other },
 		"call to server b": func(p, _ map[string]any) { p["results"].([]any)[0].(map[string]any)["name"] = "b__move" },
@@ -391,4 +393,146 @@ func TestPauseResumedOnceConcurrently(t *testing.T) {
 	if _, _, err := ps[1].resume(alice, pp); !errors.Is(err, ErrPauseUsed) {
 		t.Errorf("resume of a part = %v", err)
 	}
+}
+
+var bob = mcpruntime.WithPrincipal(context.Background(), "bob", "tok-bob")
+
+// A pause is bound to its run's principal: another principal's pending
+// approval, copied into it exactly, is neither shown to this run's
+// approver nor resumed, whether it is undecided, approved or denied, and
+// the other principal's own pause is not used up by the attempt.
+func TestPauseOfAnotherPrincipalRefused(t *testing.T) {
+	for _, decision := range []string{"undecided", "approved", "denied"} {
+		t.Run(decision, func(t *testing.T) {
+			a, b := &server{}, &server{}
+			p := newProcess(t, mcpruntime.NewMemoryStore(), a, b, &atomic.Int32{})
+			mine := gatedTurn(t, p, "1")
+			_, theirs, err := p.set.DispatchAll(bob, []Call{{ID: "tu_9", Name: "a__move", Arguments: json.RawMessage(`{"amount":500}`)}})
+			if err != nil || theirs == nil {
+				t.Fatal(theirs, err)
+			}
+			bobs := theirs.Results[0].Pending
+			switch decision {
+			case "approved":
+				if err := p.gate.Approve(context.Background(), bobs.ID, bobs.Digest); err != nil {
+					t.Fatal(err)
+				}
+			case "denied":
+				if err := p.gate.Deny(context.Background(), bobs.ID, "no"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Bob's approval, exactly as the store holds it, in alice's
+			// pause.
+			swapped := edit(t, mine, func(_, pa map[string]any) {
+				var m map[string]any
+				_ = json.Unmarshal(mustJSON(bobs), &m)
+				clear(pa)
+				maps.Copy(pa, m)
+			})
+			sp, err := ParsePause(swapped)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if as, err := sp.Approvals(alice, p.set); !errors.Is(err, ErrPauseAltered) || !errors.Is(err, mcpruntime.ErrApprovalMismatch) || as != nil {
+				t.Fatalf("Approvals for alice of bob's approval = %v, %v", as, err)
+			}
+			if out, still, err := p.resume(alice, sp); !errors.Is(err, ErrPauseAltered) || out != "" || still != nil {
+				t.Fatalf("alice's resume of bob's approval = %q, %v, %v", out, still, err)
+			}
+			if got := append(a.made(), b.made()...); len(got) != 1 || got[0] != "balance {}" {
+				t.Errorf("calls made: %q", got)
+			}
+			// Bob's own pause is untouched.
+			if as, err := theirs.Approvals(bob, p.set); err != nil || len(as) != 1 || as[0].ID != bobs.ID {
+				t.Fatalf("bob's Approvals = %v, %v", as, err)
+			}
+			if decision == "denied" {
+				if out, _, err := p.resume(bob, theirs); err != nil || out == "" {
+					t.Errorf("bob's resume = %q, %v", out, err)
+				}
+			}
+		})
+	}
+}
+
+// Approvals are bound to the server the bindings were generated from
+// (Descriptor.Server), not only to the runtime's label: two servers'
+// bindings of one tool, schema and label, in two sets sharing a store (two
+// unnamed stdio servers of one command), do not spend each other's
+// approvals.
+func TestApprovalBoundToServerIdentity(t *testing.T) {
+	store := mcpruntime.NewMemoryStore()
+	ledger := func(identity string, srv *server) (*Set, *mcpruntime.Gate) {
+		d := *moveDesc
+		d.Server = identity
+		g := mcpruntime.NewGate(store)
+		return mustSet(t, Source{Tools: toolset(t, mcpruntime.NewTool[moveInput, mcpruntime.NoOutput](&d, srv,
+			mcpruntime.WithGate(g), mcpruntime.WithServerName("ledger"), mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)))}), g
+	}
+	a, b := &server{}, &server{}
+	sa, ga := ledger("ledger-eu/ledger", a)
+	sb, _ := ledger("ledger-us/ledger", b)
+	_, pause, err := sa.DispatchAll(alice, []Call{{ID: "tu_1", Name: "move", Arguments: json.RawMessage(`{"amount":3}`)}})
+	if err != nil || pause == nil {
+		t.Fatal(pause, err)
+	}
+	pa := pause.Results[0].Pending
+	if pa.Server != "ledger" || pa.ServerIdentity != "ledger-eu/ledger" {
+		t.Fatalf("approval bound to %q, %q", pa.Server, pa.ServerIdentity)
+	}
+	if err := ga.Approve(context.Background(), pa.ID, pa.Digest); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := json.Marshal(pause)
+	for name, b := range map[string][]byte{
+		"as stored":           stored,
+		"identity relabelled": edit(t, stored, func(_, a map[string]any) { a["serverIdentity"] = "ledger-us/ledger" }),
+		"identity dropped":    edit(t, stored, func(_, a map[string]any) { delete(a, "serverIdentity") }),
+	} {
+		p, _ := ParsePause(b)
+		if _, err := p.Approvals(alice, sb); !errors.Is(err, ErrPauseAltered) || !errors.Is(err, mcpruntime.ErrApprovalMismatch) {
+			t.Errorf("%s: Approvals through the other server's bindings = %v", name, err)
+		}
+		if _, _, err := sb.Resume(alice, p); !errors.Is(err, ErrPauseAltered) {
+			t.Errorf("%s: Resume through the other server's bindings = %v", name, err)
+		}
+	}
+	if _, err := sb.byName["move"].ts.Resume(alice, "move", pa.ID); !errors.Is(err, mcpruntime.ErrApprovalMismatch) || !strings.Contains(err.Error(), `bindings of "ledger-eu/ledger"`) {
+		t.Errorf("Toolset.Resume through the other server's bindings = %v", err)
+	}
+	if len(b.made()) != 0 {
+		t.Fatalf("the other server got %q", b.made())
+	}
+	// Through the bindings it was made with: resumed.
+	p, _ := ParsePause(stored)
+	if res, _, err := sa.Resume(alice, p); err != nil || len(res) != 1 || res[0].IsError {
+		t.Fatalf("resume = %+v, %v", res, err)
+	}
+	if got := a.made(); len(got) != 1 || got[0] != `move {"amount":3}` {
+		t.Errorf("calls made: %q", got)
+	}
+	// In one set, two such tools are told apart by the gate, so New
+	// accepts them; with one identity it refuses them.
+	g := mcpruntime.NewGate(store)
+	tool := func(identity string) *mcpruntime.Toolset {
+		d := *moveDesc
+		d.Server = identity
+		return toolset(t, mcpruntime.NewTool[moveInput, mcpruntime.NoOutput](&d, &server{}, mcpruntime.WithGate(g), mcpruntime.WithServerName("ledger")))
+	}
+	if _, err := New(DialectJSONSchema, Source{Prefix: "eu", Tools: tool("ledger-eu/ledger")}, Source{Prefix: "us", Tools: tool("ledger-us/ledger")}); err != nil {
+		t.Errorf("New refused tools the gate tells apart: %v", err)
+	}
+	if _, err := New(DialectJSONSchema, Source{Prefix: "eu", Tools: tool("ledger/ledger")}, Source{Prefix: "us", Tools: tool("ledger/ledger")}); err == nil || !strings.Contains(err.Error(), `(bindings of "ledger/ledger")`) {
+		t.Errorf("New = %v", err)
+	}
+}
+
+func mustSet(t *testing.T, sources ...Source) *Set {
+	t.Helper()
+	s, err := New(DialectJSONSchema, sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

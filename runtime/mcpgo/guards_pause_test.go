@@ -198,3 +198,113 @@ func TestCallIdentityAliasesNotStored(t *testing.T) {
 		t.Errorf("resume = %+v, %v", r, err)
 	}
 }
+
+// Bob's pending approval, copied exactly into alice's pause over the CRM
+// processes: not shown to alice's approver, not resumed as hers even once
+// approved, and bob's own pause not used up by the attempt.
+func TestPauseOfAnotherPrincipalOverCRM(t *testing.T) {
+	eastURL, westURL := crmHTTP(t), crmHTTP(t)
+	p := newCRMPair(t, eastURL, westURL, filepath.Join(t.TempDir(), "approvals"))
+	bob := mcpruntime.WithPrincipal(context.Background(), "bob", "tok-bob")
+	const note = "bob's, for bob only"
+	_, mine, err := p.set.DispatchAll(alice, []agent.Call{{ID: "tu_1", Name: "east__update_deal", Arguments: json.RawMessage(`{"deal_id":"D-2001","note":"alice's"}`)}})
+	if err != nil || mine == nil {
+		t.Fatal(mine, err)
+	}
+	_, theirs, err := p.set.DispatchAll(bob, []agent.Call{{ID: "tu_1", Name: "east__update_deal", Arguments: json.RawMessage(`{"deal_id":"D-2001","note":"` + note + `"}`)}})
+	if err != nil || theirs == nil {
+		t.Fatal(theirs, err)
+	}
+	bobs, _ := json.Marshal(theirs.Results[0].Pending)
+	stored, _ := json.Marshal(mine)
+	swapped := reshape(t, stored, func(r, _ map[string]any) {
+		var a map[string]any
+		_ = json.Unmarshal(bobs, &a)
+		r["pending"] = a
+	})
+	if as, err := swapped.Approvals(alice, p.set); !errors.Is(err, agent.ErrPauseAltered) || as != nil {
+		t.Fatalf("alice's approver is shown bob's approval: %v, %v", as, err)
+	}
+	bp := theirs.Results[0].Pending
+	if err := p.gate.Approve(context.Background(), bp.ID, bp.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if res, still, err := p.set.Resume(alice, swapped); !errors.Is(err, agent.ErrPauseAltered) || res != nil || still != nil {
+		t.Fatalf("alice's resume of bob's approval = %v, %v, %v", res, still, err)
+	}
+	if n := countNotes(t, p.east, note); n != 0 {
+		t.Fatalf("%d notes after the refused resume", n)
+	}
+	if as, err := theirs.Approvals(bob, p.set); err != nil || len(as) != 1 || as[0].State != mcpruntime.StateApproved {
+		t.Fatalf("bob's approvals = %+v, %v", as, err)
+	}
+}
+
+// Two CRM processes under one label ("crm", as two unnamed stdio servers
+// of one command would share one), each with bindings generated from its
+// own manifest (Descriptor.Server), in two agent processes sharing the
+// approval store: an approval made through the east's bindings is neither
+// shown nor resumed through the west's, and the west's CRM gets nothing.
+func TestApprovalBoundToServerIdentityOverCRM(t *testing.T) {
+	eastURL, westURL := crmHTTP(t), crmHTTP(t)
+	dir := filepath.Join(t.TempDir(), "approvals")
+	process := func(url, identity string) (*agent.Set, *mcpruntime.Gate, *mcpgo.Conn) {
+		store, err := filestore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		g := mcpruntime.NewGate(store)
+		c := mcpgo.StreamableHTTP(url, mcpgo.WithName("crm"))
+		closeConn(t, c)
+		tool := guardedUpdate(c, g)
+		tool.Descriptor().Server = identity
+		ts, err := mcpruntime.NewToolset(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := agent.New(agent.DialectJSONSchema, agent.Source{Tools: ts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, g, c
+	}
+	east, gate, eastConn := process(eastURL, "crm_east/crm")
+	west, _, westConn := process(westURL, "crm_west/crm")
+	const note = "for the east's bindings only"
+	_, pause, err := east.DispatchAll(alice, []agent.Call{{ID: "tu_1", Name: "update_deal", Arguments: json.RawMessage(`{"deal_id":"D-2001","note":"` + note + `"}`)}})
+	if err != nil || pause == nil {
+		t.Fatal(pause, err)
+	}
+	stored, _ := json.Marshal(pause)
+	as, err := pause.Approvals(alice, east)
+	if err != nil || as[0].Server != "crm" || as[0].ServerIdentity != "crm_east/crm" {
+		t.Fatalf("approvals = %+v, %v", as, err)
+	}
+	if err := gate.Approve(context.Background(), as[0].ID, as[0].Digest); err != nil {
+		t.Fatal(err)
+	}
+	for _, relabel := range []bool{false, true} {
+		p := reshape(t, stored, func(_, a map[string]any) {
+			if relabel {
+				a["serverIdentity"] = "crm_west/crm"
+			}
+		})
+		if _, err := p.Approvals(alice, west); !errors.Is(err, agent.ErrPauseAltered) || !errors.Is(err, mcpruntime.ErrApprovalMismatch) {
+			t.Errorf("Approvals through the west's bindings (relabelled %v) = %v", relabel, err)
+		}
+		if _, _, err := west.Resume(alice, p); !errors.Is(err, agent.ErrPauseAltered) {
+			t.Errorf("resume through the west's bindings (relabelled %v) = %v", relabel, err)
+		}
+	}
+	if w := countNotes(t, westConn, note); w != 0 {
+		t.Fatalf("the west's CRM got %d notes", w)
+	}
+	res, _, err := east.Resume(alice, reshape(t, stored, func(map[string]any, map[string]any) {}))
+	if err != nil || len(res) != 1 || res[0].IsError {
+		t.Fatalf("resume through the east's bindings = %+v, %v", res, err)
+	}
+	if e, w := countNotes(t, eastConn, note), countNotes(t, westConn, note); e != 1 || w != 0 {
+		t.Errorf("notes: east %d, west %d; want 1 and 0", e, w)
+	}
+}

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/agent"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 )
@@ -177,4 +181,103 @@ func TestReaderGate(t *testing.T) {
 			t.Errorf("resume without a gate: %v", err)
 		}
 	})
+}
+
+// A gated read in an agent loop over a real server process: the loop
+// pauses, the pause shows the store's approval, an edited pause is
+// refused, and once approved the pause resumes to one read, however many
+// resume it from two agent processes sharing the store.
+func TestReaderPauseOverServerProcess(t *testing.T) {
+	url := fixtureProcess(t)
+	dir := filepath.Join(t.TempDir(), "approvals")
+	type process struct {
+		set  *agent.Set
+		gate *mcpruntime.Gate
+		conn *mcpgo.Conn
+	}
+	start := func() *process {
+		store, err := filestore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		p := &process{gate: mcpruntime.NewGate(store, mcpruntime.GateTool("read_count", mcpruntime.GateAlways)), conn: mcpgo.StreamableHTTP(url, mcpgo.WithName("fixture"))}
+		closeConn(t, p.conn)
+		ts, err := mcpruntime.NewToolset(countReader(p.conn, mcpruntime.WithToolOptions(mcpruntime.WithGate(p.gate)), mcpruntime.ReadIdentity(mcpruntime.ContextPrincipal)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.set, err = agent.New(agent.DialectJSONSchema, agent.Source{Tools: ts, Rendering: mcpruntime.RenderLean}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p1, p2 := start(), start()
+	free := countReader(p1.conn)
+	count := func() int { return readNumber(t, invokeOK(t, alice, free, `{"name":"n"}`).Text) }
+
+	before := count()
+	res, pause, err := p1.set.DispatchAll(alice, []agent.Call{{ID: "tu_1", Name: "read_count", Arguments: json.RawMessage(`{"name":"payroll"}`)}})
+	if err != nil || res != nil || pause == nil {
+		t.Fatalf("DispatchAll = %v, %v, %v", res, pause, err)
+	}
+	stored, _ := json.Marshal(pause)
+	parse := func(b []byte) *agent.Pause {
+		p, err := agent.ParsePause(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	as, err := parse(stored).Approvals(alice, p2.set)
+	if err != nil || len(as) != 1 || as[0].Tool != "read_count" || as[0].Server != "fixture" || string(as[0].Args) != `{"name":"payroll"}` || as[0].Principal != "alice" {
+		t.Fatalf("Approvals = %+v, %v", as, err)
+	}
+	if res, still, err := p2.set.Resume(alice, parse(stored)); err != nil || res != nil || still == nil {
+		t.Fatalf("undecided resume = %v, %v, %v", res, still, err)
+	}
+	edited := reshape(t, stored, func(_, a map[string]any) { a["args"] = map[string]any{"name": "lunch"} })
+	if _, err := edited.Approvals(alice, p2.set); !errors.Is(err, agent.ErrPauseAltered) {
+		t.Fatalf("Approvals of an edited pause = %v", err)
+	}
+	if err := p1.gate.Approve(context.Background(), as[0].ID, as[0].Digest); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p2.set.Resume(alice, edited); !errors.Is(err, agent.ErrPauseAltered) {
+		t.Fatalf("resume of an edited pause = %v", err)
+	}
+	if n := count(); n != before+1 {
+		t.Fatalf("%d reads before the resume", n-before-1)
+	}
+
+	var wg sync.WaitGroup
+	var won, used atomic.Int32
+	texts := make(chan string, 6)
+	for i := range 6 {
+		wg.Go(func() {
+			res, still, err := []*process{p1, p2}[i%2].set.Resume(alice, parse(stored))
+			switch {
+			case err == nil && still == nil && len(res) == 1 && !res[0].IsError:
+				won.Add(1)
+				texts <- res[0].Text
+			case errors.Is(err, agent.ErrPauseUsed):
+				used.Add(1)
+			default:
+				t.Errorf("resume %d = %+v, %v, %v", i, res, still, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(texts)
+	if won.Load() != 1 || used.Load() != 5 {
+		t.Errorf("%d resumes continued and %d were refused; want 1 and 5", won.Load(), used.Load())
+	}
+	for text := range texts {
+		if want := fmt.Sprintf("read #%d", before+2); text != want {
+			t.Errorf("the model got %q, want %q", text, want)
+		}
+	}
+	if n := count(); n != before+3 {
+		t.Errorf("%d reads for one approval", n-before-2)
+	}
 }

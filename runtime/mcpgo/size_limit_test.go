@@ -19,6 +19,27 @@ import (
 // limit cuts the response off (and the connection stays usable); over
 // stdio, where one stream carries every answer, the connection's message
 // cap does (and ends the connection).
+// fixtureProcess starts the fixture over streamable HTTP in a process of
+// its own and returns its endpoint.
+func fixtureProcess(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "MCPGO_FIXTURE=http")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr) + "/mcp"
+}
+
 func TestSizeLimitsWhileReading(t *testing.T) {
 	allocated := func(f func()) uint64 {
 		var before, after runtime.MemStats
@@ -38,25 +59,12 @@ func TestSizeLimitsWhileReading(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		// The server runs in a process of its own: only the client's
 		// allocations are counted.
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), "MCPGO_FIXTURE=http")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		addr, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := mcpgo.StreamableHTTP("http://"+strings.TrimSpace(addr)+"/mcp", mcpgo.WithName("fixture"))
+		c := mcpgo.StreamableHTTP(fixtureProcess(t), mcpgo.WithName("fixture"))
 		closeConn(t, c)
 		if _, err := c.ToolNames(ctx); err != nil {
 			t.Fatal(err)
 		}
+		var err error
 		n := allocated(func() { _, err = mcpruntime.ReadURI(ctx, c, "mem://big") })
 		var tl *mcpruntime.ResourceTooLargeError
 		if !errors.As(err, &tl) || tl.Limit != mcpruntime.DefaultMaxReadSize {

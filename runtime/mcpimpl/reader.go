@@ -21,8 +21,9 @@ import (
 // (values percent-encoded as the operator says), the size limit, identity
 // and the taint record, with opts; a gate among them
 // (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls as it
-// holds a tool's (see mcpruntime.GateRead), and ResumeInvoke makes an
-// approved read once.
+// holds a tool's (see mcpruntime.ReaderGate), and ResumeInvoke makes an
+// approved read once. In a Toolset the reader is a tool with a gate, so
+// its held reads pause and resume through runtime/agent as a tool's calls.
 func NewResourceReader(desc *mcpruntime.Descriptor, rd *mcpruntime.ResourceDescriptor, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return newReader(desc, rd, nil, c, opts)
 }
@@ -42,6 +43,9 @@ type readerVar struct {
 }
 
 type resourceReader struct {
+	// The gate, embedded so that a Toolset finds it (see
+	// mcpruntime.ReaderGate).
+	*mcpruntime.ReaderGate
 	desc  *mcpruntime.Descriptor
 	rd    *mcpruntime.ResourceDescriptor
 	check func([]byte) error
@@ -53,7 +57,7 @@ type resourceReader struct {
 }
 
 func newReader(desc *mcpruntime.Descriptor, rd *mcpruntime.ResourceDescriptor, check func([]byte) error, c mcpruntime.Caller, opts []mcpruntime.ReadOption) *resourceReader {
-	r := &resourceReader{desc: desc, rd: rd, check: check, c: c, opts: opts}
+	r := &resourceReader{ReaderGate: mcpruntime.NewReaderGate(desc, c, opts...), desc: desc, rd: rd, check: check, c: c, opts: opts}
 	if rd.URITemplate == "" {
 		return r
 	}
@@ -110,14 +114,14 @@ func (r *resourceReader) ResumeInvoke(ctx context.Context, id string) (mcpruntim
 // the recorded one when a resume finds it made.
 func (r *resourceReader) run(ctx context.Context, args json.RawMessage, approval string) (mcpruntime.ModelResult, error) {
 	var live *mcpruntime.ModelResult
-	rec, prov, err := mcpruntime.GateRead(ctx, r.desc, r.c, args, approval, func(ctx context.Context, args json.RawMessage) (*mcpruntime.Result, *mcpruntime.Provenance, error) {
+	rec, prov, err := r.GateRead(ctx, args, approval, func(ctx context.Context, args json.RawMessage) (*mcpruntime.Result, *mcpruntime.Provenance, error) {
 		m, rec, err := r.read(ctx, args)
 		if err != nil {
 			return nil, nil, err
 		}
 		live = &m
 		return rec, m.Provenance, nil
-	}, r.opts...)
+	})
 	var are *mcpruntime.ApprovalRequiredError
 	var ae *mcpruntime.ApprovalError
 	switch {

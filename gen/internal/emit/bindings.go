@@ -51,6 +51,9 @@ type Server struct {
 	// Prefix goes before the per-server names when one package holds the
 	// tools of several servers ("" otherwise).
 	Prefix string
+	// Identity is the descriptors' Server: the manifest's id, "/", and its
+	// serverInfo name ("" when both are empty).
+	Identity string
 	// Gate is the configured approval policy (nil: none configured, no
 	// GateOptions function).
 	Gate *Gate
@@ -328,6 +331,9 @@ func (e *emitter) descriptor(f File, t *Tool) []jen.Code {
 		fields = append(fields, jen.Id("OutputSchema").Op(":").Add(rawJSON(t.OutputSchema)))
 	}
 	fields = append(fields, jen.Id("SchemaHash").Op(":").Lit(t.SchemaHash))
+	if f.Server.Identity != "" {
+		fields = append(fields, jen.Id("Server").Op(":").Lit(f.Server.Identity))
+	}
 	return append(out, jen.Var().Id(DescriptorVar(t.GoName)).Op("=").Add(rt("Descriptor")).ValuesFunc(func(g *jen.Group) {
 		for _, c := range fields {
 			g.Line().Add(c)

@@ -59,7 +59,7 @@ func (e *emitter) readerDecls(s Server, rs []*Reader) [][]jen.Code {
 	var out [][]jen.Code
 	var all []jen.Code
 	for _, r := range rs {
-		out = append(out, e.reader(r))
+		out = append(out, e.reader(s, r))
 		all = append(all, jen.Id(ReaderFunc(r.Resource.GoName)).Call(jen.Id("c"), jen.Id("opts").Op("...")))
 	}
 	fn := doc(fmt.Sprintf("%s returns the %s server's resources and resource templates that the config makes tools (resources.bind[<uri>].tool), each over c with opts, to put in a toolset beside its tools: mcpruntime.NewToolset(append(%s(c), %s(c)...)...).",
@@ -74,7 +74,7 @@ func (e *emitter) readerDecls(s Server, rs []*Reader) [][]jen.Code {
 	return append(out, fn)
 }
 
-func (e *emitter) reader(rd *Reader) []jen.Code {
+func (e *emitter) reader(s Server, rd *Reader) []jen.Code {
 	r := rd.Resource
 	dv := ReaderDescriptor(r.GoName)
 	out := doc(fmt.Sprintf("%s describes the %q %s as a tool a language model can call, %q.", dv, r.Name, kindOf(r), rd.Name))
@@ -87,6 +87,9 @@ func (e *emitter) reader(rd *Reader) []jen.Code {
 	}
 	if r.Content != nil {
 		fields[jen.Id("OutputSchema")] = jen.Qual(jsonPath, "RawMessage").Call(rawString(string(r.Schema)))
+	}
+	if s.Identity != "" {
+		fields[jen.Id("Server")] = jen.Lit(s.Identity)
 	}
 	out = append(out, jen.Var().Id(dv).Op("=").Add(rt("Descriptor")).Values(fields), jen.Line())
 

@@ -147,14 +147,19 @@ func TestLineBreaksQuoted(t *testing.T) {
 // quoted; ordinary strings stay bare.
 func TestLookalikeScalarsQuoted(t *testing.T) {
 	for _, s := range []string{"01", "+1", "-1", ".5", "-.5", "1.", "1e3", "1_000", "1,000", "0x1F", "0o17", "0b1", "1:30", "NaN", "nan", "-Infinity",
-		"inf", ".inf", "yes", "No", "ON", "off", "TRUE", "Null", "none", "nil", "undefined", "~"} {
+		"inf", ".inf", "yes", "No", "ON", "off", "TRUE", "Null", "none", "nil", "undefined", "~",
+		// Look-alikes: signs, digits, separators and spaces of other
+		// scripts and forms, and combining marks.
+		"\u22121", "\u2013 1", "\ufe631", "\uff0b1", "1 000", "10 000 000", "1\u00a0000", "1\u2009000", "1\u202f000", "1'000", "1\u2019000",
+		"1.000,5", "1.2.3", "\uff11\uff12", "\u0661\u0662\u0663", "\u0966", "\U0001d7d9", "\u0661\u066b\u0665", "3\u00b714", "1\u0301", "\uff0e5",
+		"\uff54\uff52\uff55\uff45", "\uff2e\uff41\uff2e", "\u221e", "\u2212\u221e", "+ 1", "1e\uff13", "\uff10x1F"} {
 		q, _ := json.Marshal(s)
 		out, _ := Lean([]byte(`{"v":`+string(q)+`}`), nil)
-		if out != "v: "+string(q) {
+		if out != "v: "+quote(s) {
 			t.Errorf("%q: %q", s, out)
 		}
 	}
-	for _, s := range []string{"12 Analytical Way", "2026-04-01", "D-2001", "no way", "1st", "x1", "-x", "yesterday", "+", "..."} {
+	for _, s := range []string{"12 Analytical Way", "2026-04-01", "D-2001", "no way", "1st", "x1", "-x", "yesterday", "+", "...", "1e", "v1.2", "1,000 EUR", "\u00e9t\u00e9"} {
 		q, _ := json.Marshal(s)
 		out, _ := Lean([]byte(`{"v":`+string(q)+`}`), nil)
 		if out != "v: "+s {

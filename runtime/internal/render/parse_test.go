@@ -243,6 +243,10 @@ func inline(s string) (*Value, error) {
 		return v, nil
 	case s == "" || s != strings.TrimSpace(s):
 		return nil, fmt.Errorf("bad scalar %q", s)
+	case looksLikeNumber(s):
+		// A reader less strict than this one could take it for a number,
+		// a boolean or null.
+		return nil, fmt.Errorf("bare string %q looks like a number, boolean or null", s)
 	}
 	return &Value{Kind: String, Text: s}, nil
 }

@@ -39,9 +39,10 @@
 // empty, no leading or trailing space, every character bareRune, none of
 // '"', '\' or '#', not starting with '"', '[', '{', "'" or "- ", not
 // "-", nothing a lenient reader takes for a number ("01", "+1", ".5",
-// "1_000", "0x1F", "1:30") or for a boolean or null ("yes", "NaN", "~"; see
-// lookalikeWords), and no ':' after "- ", no '|' in a cell, none of ",[]"
-// in an inline list. Anything else is quoted. A table is used for an array
+// "1_000", "1 000", "0x1F", "1:30") or for a boolean or null ("yes", "NaN",
+// "~"; see lookalikeWords), look-alike characters read as what they look
+// like ("−1", "１２", "ｔｒｕｅ"; see numberFold), and no ':' after "- ",
+// no '|' in a cell, none of ",[]" in an inline list. Anything else is quoted. A table is used for an array
 // of objects whose members are scalars with bare keys in one order, when
 // at most as many cells are empty as are filled, plus one row's worth. A
 // description is shown only up to its first line break of any convention,
@@ -509,17 +510,70 @@ func bareRune(r rune) bool {
 // sign or dot (".inf", "-Infinity").
 var lookalikeWords = map[string]bool{
 	"true": true, "false": true, "null": true, "yes": true, "no": true, "on": true, "off": true,
-	"nan": true, "inf": true, "infinity": true, "none": true, "nil": true, "undefined": true, "~": true,
+	"nan": true, "inf": true, "infinity": true, "none": true, "nil": true, "undefined": true, "~": true, "∞": true,
 }
 
-// numberish matches what a lenient reader takes for a number: digits with
-// a sign, leading zeros, '_' or ',' separators, a leading or trailing dot
-// or an exponent ("01", "+1", "1_000", "1,000", ".5", "1.", "1e3"), hex,
-// octal and binary literals ("0x1F"), and sexagesimal ones ("1:30").
-var numberish = regexp.MustCompile(`^[+-]?(([0-9][0-9_,]*\.?[0-9_]*|\.[0-9][0-9_]*)([eE][+-]?[0-9]+)?|0[xXoObB][0-9a-fA-F_]+|[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?)$`)
+// numberish matches, in a string folded by numberFold, what a lenient
+// reader takes for a number: digits with a sign, leading zeros, a leading
+// or trailing dot, an exponent, and '_', ',', '.', "'" or ' ' between or
+// after the digits ("01", "+1", "- 1", "1_000", "1,000", "1 000", "1'000",
+// "1.000,5", ".5", "1.", "1e3"), hex, octal and binary literals ("0x1F"),
+// and sexagesimal ones ("1:30").
+var numberish = regexp.MustCompile(`^[+-]? *(([0-9][0-9_,.' ]*|\.[0-9][0-9_,.' ]*)([eE][+-]?[0-9]+)?|0[xXoObB][0-9a-fA-F_]+|[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?)$`)
 
+// numberFold is s as a reader who does not look closely sees it: the
+// fullwidth forms of ASCII as ASCII, a decimal digit of any script as a
+// digit, any dash or minus sign as '-', plus look-alikes as '+', dot and
+// comma look-alikes as '.' and ',', apostrophes and primes as "'", any
+// space as ' ', and combining marks dropped. ASCII text is returned as it
+// is.
+func numberFold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFEE0 // fullwidth ASCII
+		}
+		switch {
+		case r < utf8.RuneSelf:
+		case unicode.In(r, unicode.Mn, unicode.Me):
+			continue
+		case unicode.IsDigit(r):
+			r = '0'
+		case unicode.Is(unicode.Pd, r), strings.ContainsRune("\u2212\u207b\u208b\u2796\u02d7", r):
+			r = '-'
+		case strings.ContainsRune("\ufe62\u207a\u208a\u2795\u02d6", r):
+			r = '+'
+		case strings.ContainsRune("\u066b\u00b7\u2024\ufe52\u3002\uff61\u2027", r):
+			r = '.'
+		case strings.ContainsRune("\u066c\u060c\ufe50\u3001\uff64\u201a", r):
+			r = ','
+		case strings.ContainsRune("\u2018\u2019\u02bc\u02b9\u2032\u00b4", r):
+			r = '\''
+		case unicode.Is(unicode.Zs, r):
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// looksLikeNumber reports whether a reader could take s for a number, a
+// boolean or null, once look-alike characters are read as what they look
+// like (numberFold).
 func looksLikeNumber(s string) bool {
-	return numberish.MatchString(s) || lookalikeWords[strings.ToLower(strings.TrimLeft(s, "+-."))]
+	f := numberFold(s)
+	return numberish.MatchString(f) || lookalikeWords[strings.ToLower(strings.TrimLeft(f, "+-. "))]
 }
 
 // bareString reports whether s can be written without quotes in c and

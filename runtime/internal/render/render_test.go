@@ -85,6 +85,7 @@ var tricky = []string{
 	"", " ", "a", "true", "false", "null", "12", "-3.5e2", "0", "-", "- x", "-x", "a: b", "a:", ":", "#", "a # b",
 	"x|y", "a, b", "[", "]", "[1, 2]", "{}", "[]", "{", `"`, `\`, "tab\there", "line\nbreak", " lead", "trail ",
 	"déjà vu", "💡", "key[1]{a}:", "[2]{a|b}:", "  # c", "a  # b", "ab--cd", "$ref", "\u0000", "\u007f", "é:",
+	"\u22121", "1 000", "\uff11", "\u0663", "1'000", "\uff54rue", "\u221e", "1\u0301",
 }
 
 func TestTrickyStrings(t *testing.T) {

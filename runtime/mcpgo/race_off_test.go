@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpgo_test
+
+const raceDetector = false
