@@ -36,7 +36,8 @@ const HostileEnv = "MCPGEN_HOSTILE"
 //     input_required result on 2026-07-28 and as an elicitation/create
 //     request on older protocols; the answer is the text of the result,
 //     as JSON ({"action", "content"} or {"error", "code"});
-//   - flood: n sampling requests at once, the same way; the result says
+//   - flood: n sampling requests at once, the same way (a notifications/flood
+//     with the count so far after each refusal); the result says
 //     how many succeeded and what the errors said;
 //   - fail: a tool error result with text, or with rpc a JSON-RPC error
 //     whose message is text;
@@ -240,7 +241,11 @@ func hostile(rec *wireRecord) *server.MCPServer {
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, err.Error())
+					refused := len(errs)
 					mu.Unlock()
+					// A test holding its answers open waits for the
+					// refusals before it lets them go.
+					_ = srv(ctx).SendNotificationToClient(ctx, "notifications/flood", map[string]any{"refused": refused})
 					return
 				}
 				ok.Add(1)
