@@ -233,6 +233,7 @@ var EchoDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`),
 	SchemaHash:  "sha256:d4f5057fafebd026e3fa6405a6b02235fb2e3868a31ebc927e6e7a490d8fbca1",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewEcho returns the "echo" tool over c. Call takes EchoInput and returns
@@ -258,6 +259,7 @@ var GetAnnotatedMessageDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"}},"required":["messageType"]}`),
 	SchemaHash:  "sha256:ae2bc7dc23eaafdb0981fad60e274e6c33fe2c5dc75b789eab5c4a132b1ef412",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetAnnotatedMessage returns the "get-annotated-message" tool over c. Call
@@ -283,6 +285,7 @@ var GetEnvDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetEnv returns the "get-env" tool over c. Call takes GetEnvInput and
@@ -308,6 +311,7 @@ var GetResourceLinksDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","type":"number","minimum":1,"maximum":10}}}`),
 	SchemaHash:  "sha256:feb3e7a41939ab47cb598cd37bd72c864aa91da6903b653b3bc1cfd8d97428bc",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetResourceLinks returns the "get-resource-links" tool over c. Call takes
@@ -333,6 +337,7 @@ var GetResourceReferenceDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"resourceType":{"default":"Text","type":"string","enum":["Text","Blob"]},"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"}}}`),
 	SchemaHash:  "sha256:e9401d3b72efb06ef73c812fb90e9ebbb04354d4652a38bd8438261a1f77e649",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetResourceReference returns the "get-resource-reference" tool over c.
@@ -358,6 +363,7 @@ var GetRootsListDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetRootsList returns the "get-roots-list" tool over c. Call takes
@@ -384,6 +390,7 @@ var GetStructuredContentDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"location":{"type":"string","enum":["New York","Chicago","Los Angeles"],"description":"Choose city"}},"required":["location"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"temperature":{"type":"number","description":"Temperature in celsius"},"conditions":{"type":"string","description":"Weather conditions description"},"humidity":{"type":"number","description":"Humidity percentage"}},"required":["temperature","conditions","humidity"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:1f16fc3ae23525add8df63329e89af57c9fd022504191216ce9714eb4c5894aa",
+	Server:       "everything/mcp-servers/everything",
 }
 
 // NewGetStructuredContent returns the "get-structured-content" tool over c.
@@ -410,6 +417,7 @@ var GetSumDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}`),
 	SchemaHash:  "sha256:057d20bd87a2d7e20ae7b7cd39dd7d91e09dd5ee912ef4e473491bf4b2b58b41",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetSum returns the "get-sum" tool over c. Call takes GetSumInput and
@@ -435,6 +443,7 @@ var GetTinyImageDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGetTinyImage returns the "get-tiny-image" tool over c. Call takes
@@ -460,6 +469,7 @@ var GzipFileAsResourceDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"default":"README.md.gz","type":"string","description":"Name of the output file"},"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","type":"string","format":"uri","description":"URL or data URI of the file content to compress"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","type":"string","enum":["resourceLink","resource"]}}}`),
 	SchemaHash:  "sha256:1bbc1fee805743c94761d8ec219ea77378df97c0aa29fdefc767f60173a506ab",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewGzipFileAsResource returns the "gzip-file-as-resource" tool over c. Call
@@ -485,6 +495,7 @@ var SimulateResearchQueryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"topic":{"type":"string","description":"The research topic to investigate"},"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"}},"required":["topic"]}`),
 	SchemaHash:  "sha256:c7cc90ab7976b4be7a8a6b1b083894d117cd0677ed3dd81be9b856f0852b410e",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewSimulateResearchQuery returns the "simulate-research-query" tool over c.
@@ -510,6 +521,7 @@ var ToggleSimulatedLoggingDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewToggleSimulatedLogging returns the "toggle-simulated-logging" tool over
@@ -535,6 +547,7 @@ var ToggleSubscriberUpdatesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewToggleSubscriberUpdates returns the "toggle-subscriber-updates" tool over
@@ -560,6 +573,7 @@ var TriggerElicitationRequestDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	SchemaHash:  "sha256:9e8f59fe827f8317134d4c0b62eacc24b8645f8649d11b543ea04fa14c244580",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewTriggerElicitationRequest returns the "trigger-elicitation-request" tool
@@ -586,6 +600,7 @@ var TriggerLongRunningOperationDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}}}`),
 	SchemaHash:  "sha256:3d4e1ebbc56a8cafdf9798e5fc7d7330294ca39572721987d9d9b94519b85bc9",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewTriggerLongRunningOperation returns the "trigger-long-running-operation"
@@ -612,6 +627,7 @@ var TriggerSamplingRequestDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"},"maxTokens":{"default":100,"description":"Maximum number of tokens to generate","type":"number"}},"required":["prompt"]}`),
 	SchemaHash:  "sha256:7203f52a8a378554e40a7a9db7210953d8b4c3ca70337604e10f4e1fb0139bb5",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewTriggerSamplingRequest returns the "trigger-sampling-request" tool over
@@ -637,6 +653,7 @@ var TriggerURLElicitationDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"url":{"type":"string","format":"uri","description":"The URL the user should open"},"message":{"default":"Please open the link to complete this action.","description":"Message shown to the user before opening the URL","type":"string"},"elicitationId":{"description":"Optional explicit elicitation ID. Defaults to a random UUID.","type":"string"},"errorPath":{"default":false,"description":"Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.","type":"boolean"}},"required":["url"]}`),
 	SchemaHash:  "sha256:ec3386bb7fd5cf8b9388fbbdca2b658207dace41142067a3f3078db386f1c9e2",
+	Server:      "everything/mcp-servers/everything",
 }
 
 // NewTriggerURLElicitation returns the "trigger-url-elicitation" tool over c.

@@ -214,6 +214,7 @@ var CreateDirectoryDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:5751252cb60490607ee40670a3f7ef45d586a3404616913d81e3cd847a55a23e",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewCreateDirectory returns the "create_directory" tool over c. Call takes
@@ -241,6 +242,7 @@ var DirectoryTreeDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"excludePatterns":{"default":[],"type":"array","items":{"type":"string"}}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:8285ebacea02999c7961fa7049d3d803303e4840597b6187f2353af9ac1a1608",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewDirectoryTree returns the "directory_tree" tool over c. Call takes
@@ -267,6 +269,7 @@ var EditFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Text to search for - must match exactly"},"newText":{"type":"string","description":"Text to replace with"}},"required":["oldText","newText"]}},"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"}},"required":["path","edits"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:81ca78ddb334646bffe58dbe8f6ea3369a7d9dc855c296e8863b827f79eb49a5",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewEditFile returns the "edit_file" tool over c. Call takes EditFileInput
@@ -294,6 +297,7 @@ var GetFileInfoDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:5751252cb60490607ee40670a3f7ef45d586a3404616913d81e3cd847a55a23e",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewGetFileInfo returns the "get_file_info" tool over c. Call takes
@@ -321,6 +325,7 @@ var ListAllowedDirectoriesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:b4a69abbfdac714ba6ba8991992b7299c0436f51edf2af1ef9f331a87e67cfe0",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewListAllowedDirectories returns the "list_allowed_directories" tool over
@@ -349,6 +354,7 @@ var ListDirectoryDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:5751252cb60490607ee40670a3f7ef45d586a3404616913d81e3cd847a55a23e",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewListDirectory returns the "list_directory" tool over c. Call takes
@@ -376,6 +382,7 @@ var ListDirectoryWithSizesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"sortBy":{"default":"name","description":"Sort entries by name or size","type":"string","enum":["name","size"]}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:8e119409a440a007b13208b70cc00e88c7c4809c2750e0c10e22f167a7b00fe7",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewListDirectoryWithSizes returns the "list_directory_with_sizes" tool over
@@ -403,6 +410,7 @@ var MoveFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:6b7544649aef3bd611deb33efbe9302dcb5958b4be05aeb7a3a8e2688ab988b0",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewMoveFile returns the "move_file" tool over c. Call takes MoveFileInput
@@ -430,6 +438,7 @@ var ReadFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:56619ed1aa669e142e0542032dd9b4f138dd504813ce6f8b991069175a814d55",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewReadFile returns the "read_file" tool over c. Call takes ReadFileInput
@@ -457,6 +466,7 @@ var ReadMediaFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"type":{"type":"string","enum":["image","audio"]},"data":{"type":"string"},"mimeType":{"type":"string"}},"required":["type","data","mimeType"],"additionalProperties":false},{"type":"object","properties":{"type":{"type":"string","const":"resource"},"resource":{"type":"object","properties":{"uri":{"type":"string"},"mimeType":{"type":"string"},"blob":{"type":"string"}},"required":["uri","blob"],"additionalProperties":false}},"required":["type","resource"],"additionalProperties":false}]}}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:01e8345b049d234a94ef8c970c412e4a424bbf1d9844996bf05765583c0ad6d7",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewReadMediaFile returns the "read_media_file" tool over c. Call takes
@@ -484,6 +494,7 @@ var ReadMultipleFilesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"paths":{"minItems":1,"type":"array","items":{"type":"string"},"description":"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories."}},"required":["paths"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:7689e0905b5e0c5a0fc4f95d36f932c0cb3305ed695ce1c79a1efffbf8e8e6de",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewReadMultipleFiles returns the "read_multiple_files" tool over c. Call
@@ -511,6 +522,7 @@ var ReadTextFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:56619ed1aa669e142e0542032dd9b4f138dd504813ce6f8b991069175a814d55",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewReadTextFile returns the "read_text_file" tool over c. Call takes
@@ -538,6 +550,7 @@ var SearchFilesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"excludePatterns":{"default":[],"type":"array","items":{"type":"string"}}},"required":["path","pattern"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:862a97d222e12940602ba5fe6831acee897364236c0d795ec94b79584fb1458f",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewSearchFiles returns the "search_files" tool over c. Call takes
@@ -564,6 +577,7 @@ var WriteFileDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:cea414ece2d061c82c02e5baa9aee2f5dde0e2c52c541db79fbe11f9c9e31ae7",
+	Server:       "filesystem/secure-filesystem-server",
 }
 
 // NewWriteFile returns the "write_file" tool over c. Call takes WriteFileInput

@@ -941,6 +941,7 @@ var ActionsGetDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"method":{"description":"The method to execute","enum":["get_workflow","get_workflow_run","get_workflow_job","download_workflow_run_artifact","get_workflow_run_usage","get_workflow_run_logs_url"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"resource_id":{"description":"The unique identifier of the resource. This will vary based on the \"method\" provided, so ensure you provide the correct ID:\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.\n- Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.\n- Provide an artifact ID for 'download_workflow_run_artifact' method.\n- Provide a job ID for 'get_workflow_job' method.\n","type":"string"}},"required":["method","owner","repo","resource_id"],"type":"object"}`),
 	SchemaHash:  "sha256:dc993e336a65deb0aaab4fdcefa2c12d53282636b49b67cafc0679a5f6fca077",
+	Server:      "github/",
 }
 
 // NewActionsGet returns the "actions_get" tool over c. Call takes
@@ -967,6 +968,7 @@ var ActionsListDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"method":{"description":"The action to perform","enum":["list_workflows","list_workflow_runs","list_workflow_jobs","list_workflow_run_artifacts"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (default: 1)","minimum":1,"type":"number"},"per_page":{"description":"Results per page for pagination (default: 30, max: 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"resource_id":{"description":"The unique identifier of the resource. This will vary based on the \"method\" provided, so ensure you provide the correct ID:\n- Do not provide any resource ID for 'list_workflows' method.\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.\n- Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.\n","type":"string"},"workflow_jobs_filter":{"description":"Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'","properties":{"filter":{"description":"Filters jobs by their completed_at timestamp","enum":["latest","all"],"type":"string"}},"type":"object"},"workflow_runs_filter":{"description":"Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'","properties":{"actor":{"description":"Filter to a specific GitHub user's workflow runs.","type":"string"},"branch":{"description":"Filter workflow runs to a specific Git branch. Use the name of the branch.","type":"string"},"event":{"description":"Filter workflow runs to a specific event type","enum":["branch_protection_rule","check_run","check_suite","create","delete","deployment","deployment_status","discussion","discussion_comment","fork","gollum","issue_comment","issues","label","merge_group","milestone","page_build","public","pull_request","pull_request_review","pull_request_review_comment","pull_request_target","push","registry_package","release","repository_dispatch","schedule","status","watch","workflow_call","workflow_dispatch","workflow_run"],"type":"string"},"status":{"description":"Filter workflow runs to only runs with a specific status","enum":["queued","in_progress","completed","requested","waiting"],"type":"string"}},"type":"object"}},"required":["method","owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:cd9307cca03f7ffdf37bf305aa235e7e0c9dce6cd3650c8924d0edded3eaead1",
+	Server:      "github/",
 }
 
 // NewActionsList returns the "actions_list" tool over c. Call takes
@@ -993,6 +995,7 @@ var ActionsRunTriggerDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"inputs":{"description":"Inputs the workflow accepts. Only used for 'run_workflow' method.","properties":{},"type":"object"},"method":{"description":"The method to execute","enum":["run_workflow","rerun_workflow_run","rerun_failed_jobs","cancel_workflow_run","delete_workflow_run_logs"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"ref":{"description":"The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.","type":"string"},"repo":{"description":"Repository name","type":"string"},"run_id":{"description":"The ID of the workflow run. Required for all methods except 'run_workflow'.","type":"number"},"workflow_id":{"description":"The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.","type":"string"}},"required":["method","owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:4efd654fe027e9a1ee633e70dd3ee13f2e291ceb8db2775f47e7903ab7e0c805",
+	Server:      "github/",
 }
 
 // NewActionsRunTrigger returns the "actions_run_trigger" tool over c. Call
@@ -1020,6 +1023,7 @@ var AddCommentToPendingReviewDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The text of the review comment","type":"string"},"line":{"description":"The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range","type":"number"},"owner":{"description":"Repository owner","type":"string"},"path":{"description":"The relative path to the file that necessitates a comment","type":"string"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"},"side":{"description":"The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state","enum":["LEFT","RIGHT"],"type":"string"},"startLine":{"description":"For multi-line comments, the first line of the range that the comment applies to","type":"number"},"startSide":{"description":"For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state","enum":["LEFT","RIGHT"],"type":"string"},"subjectType":{"description":"The level at which the comment is targeted","enum":["FILE","LINE"],"type":"string"}},"required":["owner","repo","pullNumber","path","body","subjectType"],"type":"object"}`),
 	SchemaHash:  "sha256:062014328503a2749685ef13515317c8214ee466aeabeab24a095d5123ea73fc",
+	Server:      "github/",
 }
 
 // NewAddCommentToPendingReview returns the "add_comment_to_pending_review"
@@ -1047,6 +1051,7 @@ var AddIssueCommentDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"Comment content. Required unless reaction is provided.","minLength":1,"type":"string"},"comment_id":{"description":"The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.","minimum":1,"type":"integer"},"issue_number":{"description":"Issue or pull request number to comment on or react to.","type":"number"},"owner":{"description":"Repository owner","type":"string"},"reaction":{"description":"Emoji reaction to add. Required unless body is provided.","enum":["+1","-1","laugh","confused","heart","hooray","rocket","eyes"],"type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number"],"type":"object"}`),
 	SchemaHash:  "sha256:73acb4818bc952e8a80b62c10333d36ceb5a9a0276fad67abde863759493a414",
+	Server:      "github/",
 }
 
 // NewAddIssueComment returns the "add_issue_comment" tool over c. Call takes
@@ -1072,6 +1077,7 @@ var AddIssueCommentReactionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"comment_id":{"description":"The issue or pull request comment ID","minimum":1,"type":"number"},"content":{"description":"The emoji reaction type","enum":["+1","-1","laugh","confused","heart","hooray","rocket","eyes"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","comment_id","content"],"type":"object"}`),
 	SchemaHash:  "sha256:f9d30bdf84f5de6bb6b150a1e558077943bd6c3308303f175633563ecb88e41c",
+	Server:      "github/",
 }
 
 // NewAddIssueCommentReaction returns the "add_issue_comment_reaction" tool
@@ -1098,6 +1104,7 @@ var AddIssueReactionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"content":{"description":"The emoji reaction type","enum":["+1","-1","laugh","confused","heart","hooray","rocket","eyes"],"type":"string"},"issue_number":{"description":"The issue number","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","content"],"type":"object"}`),
 	SchemaHash:  "sha256:8b3d99b2282ac75acea1fe5b32f3ab1840c5e9a5dbd747219ae75e58fc5b4787",
+	Server:      "github/",
 }
 
 // NewAddIssueReaction returns the "add_issue_reaction" tool over c. Call takes
@@ -1123,6 +1130,7 @@ var AddPullRequestReviewCommentDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The comment body","type":"string"},"line":{"description":"The line number in the diff to comment on (optional)","type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"The relative path of the file to comment on","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"side":{"description":"The side of the diff to comment on (optional)","enum":["LEFT","RIGHT"],"type":"string"},"startLine":{"description":"The start line of a multi-line comment (optional)","type":"number"},"startSide":{"description":"The start side of a multi-line comment (optional)","enum":["LEFT","RIGHT"],"type":"string"},"subjectType":{"description":"The subject type of the comment","enum":["FILE","LINE"],"type":"string"}},"required":["owner","repo","pullNumber","path","body","subjectType"],"type":"object"}`),
 	SchemaHash:  "sha256:6fdb175b4f241d0f611ff5a0d0f38a764346ad172ebf7f78e9e6c6c86ced6b7c",
+	Server:      "github/",
 }
 
 // NewAddPullRequestReviewComment returns the "add_pull_request_review_comment"
@@ -1150,6 +1158,7 @@ var AddPullRequestReviewCommentReactionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"comment_id":{"description":"The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).","minimum":1,"type":"number"},"content":{"description":"The emoji reaction type","enum":["+1","-1","laugh","confused","heart","hooray","rocket","eyes"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","comment_id","content"],"type":"object"}`),
 	SchemaHash:  "sha256:0798df5bbab6d2f7399bfa7e0a236e0249180315479144babf018e0e83e06d3d",
+	Server:      "github/",
 }
 
 // NewAddPullRequestReviewCommentReaction returns the
@@ -1178,6 +1187,7 @@ var AddReplyToPullRequestCommentDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The text of the reply. Required unless reaction is provided.","type":"string"},"commentId":{"description":"The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).","minimum":1,"type":"number"},"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number. Required when body is provided.","type":"number"},"reaction":{"description":"Emoji reaction to add. Required unless body is provided.","enum":["+1","-1","laugh","confused","heart","hooray","rocket","eyes"],"type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","commentId"],"type":"object"}`),
 	SchemaHash:  "sha256:0ef7ba354cff85b5152648aa61ce9b9121fed7ee8fee500346d309f351bf95dc",
+	Server:      "github/",
 }
 
 // NewAddReplyToPullRequestComment returns the
@@ -1204,6 +1214,7 @@ var AddSubIssueDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The parent issue number","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"replace_parent":{"description":"If true, reparent the sub-issue if it already has a parent","type":"boolean"},"repo":{"description":"Repository name","type":"string"},"sub_issue_id":{"description":"The ID of the sub-issue to add. ID is not the same as issue number","type":"number"}},"required":["owner","repo","issue_number","sub_issue_id"],"type":"object"}`),
 	SchemaHash:  "sha256:8001a02ffffa5754de99e1081ea23bde2cfd220cf050846dbe6f3ca5a535d4cc",
+	Server:      "github/",
 }
 
 // NewAddSubIssue returns the "add_sub_issue" tool over c. Call takes
@@ -1230,6 +1241,7 @@ var AssignCopilotToIssueDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"base_ref":{"description":"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch","type":"string"},"custom_instructions":{"description":"Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description","type":"string"},"issue_number":{"description":"Issue number","type":"number"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number"],"type":"object"}`),
 	SchemaHash:  "sha256:5f97f7973f4247a8ff0b5bb58b1075853326d27d878f201ae0eee513e121da43",
+	Server:      "github/",
 }
 
 // NewAssignCopilotToIssue returns the "assign_copilot_to_issue" tool over c.
@@ -1257,6 +1269,7 @@ var AssignCopilotToIssueWithIntentDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"base_ref":{"description":"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true","type":"string"},"confidence":{"description":"How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"custom_instructions":{"description":"Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true","type":"string"},"is_suggestion":{"description":"If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.","type":"boolean"},"issue_number":{"description":"Issue number","type":"number"},"owner":{"description":"Repository owner","type":"string"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').","maxLength":280,"type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","rationale","confidence","is_suggestion"],"type":"object"}`),
 	SchemaHash:  "sha256:aeeb64136408f5862cbf0da193482ef2507b07958ddd45d48cec6231327b22ae",
+	Server:      "github/",
 }
 
 // NewAssignCopilotToIssueWithIntent returns the
@@ -1284,6 +1297,7 @@ var CreateBranchDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"branch":{"description":"Name for new branch","type":"string"},"from_branch":{"description":"Source branch (defaults to repo default)","type":"string"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch"],"type":"object"}`),
 	SchemaHash:  "sha256:a618f3ed5d068500cdc5ccef5b8c609d387cd5c13dffb3ae83e88ee5ee3f04b2",
+	Server:      "github/",
 }
 
 // NewCreateBranch returns the "create_branch" tool over c. Call takes
@@ -1310,6 +1324,7 @@ var CreateGistDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"content":{"description":"Content for simple single-file gist creation","type":"string"},"description":{"description":"Description of the gist","type":"string"},"filename":{"description":"Filename for simple single-file gist creation","type":"string"},"public":{"default":false,"description":"Whether the gist is public","type":"boolean"}},"required":["filename","content"],"type":"object"}`),
 	SchemaHash:  "sha256:28d315161883ee291d9b24ed88fc221c484ed638c65c5f8eeac98f6f2f710b0e",
+	Server:      "github/",
 }
 
 // NewCreateGist returns the "create_gist" tool over c. Call takes
@@ -1335,6 +1350,7 @@ var CreateIssueDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"Issue body content (optional)","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"title":{"description":"Issue title","type":"string"}},"required":["owner","repo","title"],"type":"object"}`),
 	SchemaHash:  "sha256:e29fc035425317a1fe5076a15b81aec07948e9280616b19d18df19f781b308e0",
+	Server:      "github/",
 }
 
 // NewCreateIssue returns the "create_issue" tool over c. Call takes
@@ -1361,6 +1377,7 @@ var CreateOrUpdateFileDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"allow_symlink_write":{"default":false,"description":"Set true to update a symbolic link itself; content must be its new target path.","type":"boolean"},"branch":{"description":"Branch to create/update the file in","type":"string"},"content":{"description":"Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.","type":"string"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path where to create/update the file","type":"string"},"repo":{"description":"Repository name","type":"string"},"sha":{"description":"The blob SHA of the file being replaced. Required if the file already exists.","type":"string"}},"required":["owner","repo","path","content","message","branch"],"type":"object"}`),
 	SchemaHash:  "sha256:342363a2d54628b4eca2f9d1c67f7cf3d47bd087a908ee28b7f7c0c8ce697a53",
+	Server:      "github/",
 }
 
 // NewCreateOrUpdateFile returns the "create_or_update_file" tool over c. Call
@@ -1387,6 +1404,7 @@ var CreatePullRequestDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"base":{"description":"Branch to merge into","type":"string"},"body":{"description":"PR description","type":"string"},"draft":{"description":"Create as draft PR","type":"boolean"},"head":{"description":"Branch containing changes","type":"string"},"maintainer_can_modify":{"description":"Allow maintainer edits","type":"boolean"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"reviewers":{"description":"GitHub usernames or ORG/team-slug team reviewers to request reviews from","items":{"type":"string"},"type":"array"},"title":{"description":"PR title","type":"string"}},"required":["owner","repo","title","head","base"],"type":"object"}`),
 	SchemaHash:  "sha256:649711637bfacbe8f959246aae0c78c4c7dede61ecd235a18775202b23f0f306",
+	Server:      "github/",
 }
 
 // NewCreatePullRequest returns the "create_pull_request" tool over c. Call
@@ -1412,6 +1430,7 @@ var CreatePullRequestReviewDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The review body text (optional)","type":"string"},"commitID":{"description":"The SHA of the commit to review (optional, defaults to latest)","type":"string"},"event":{"description":"The review action to perform. If omitted, creates a pending review.","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:cff567cb33d3613007f98e829a1362fe875dec2c96d8f6cb184997ac45f32fb9",
+	Server:      "github/",
 }
 
 // NewCreatePullRequestReview returns the "create_pull_request_review" tool
@@ -1439,6 +1458,7 @@ var CreateRepositoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"autoInit":{"description":"Initialize with README","type":"boolean"},"description":{"description":"Repository description","type":"string"},"name":{"description":"Repository name","type":"string"},"organization":{"description":"Organization to create the repository in (omit to create in your personal account)","type":"string"},"private":{"default":true,"description":"Whether the repository should be private. Defaults to true (private) when omitted.","type":"boolean"}},"required":["name"],"type":"object"}`),
 	SchemaHash:  "sha256:233101b092c96ef1628ea06a2a29f3fe34d72e13790ebe7bdd9043b59c1f0bc6",
+	Server:      "github/",
 }
 
 // NewCreateRepository returns the "create_repository" tool over c. Call takes
@@ -1465,6 +1485,7 @@ var DeleteFileDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"branch":{"description":"Branch to delete the file from","type":"string"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path to the file to delete","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","path","message","branch"],"type":"object"}`),
 	SchemaHash:  "sha256:fe160c8dff2d3e773c0bbce5130d8adecffe7895d28b73000ecb2476f299c568",
+	Server:      "github/",
 }
 
 // NewDeleteFile returns the "delete_file" tool over c. Call takes
@@ -1490,6 +1511,7 @@ var DeletePendingPullRequestReviewDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:cc0ed6e0c4089831d62f0dd720283b784659e5e444bfbe858cc5d6d0f0bef3b1",
+	Server:      "github/",
 }
 
 // NewDeletePendingPullRequestReview returns the
@@ -1517,6 +1539,7 @@ var DeleteRepositoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:78f904f65dc61a8e07fe9c0b12bcf66868bbb4caa76d3b6948dcda7100cf7d97",
+	Server:      "github/",
 }
 
 // NewDeleteRepository returns the "delete_repository" tool over c. Call takes
@@ -1543,6 +1566,7 @@ var DiscussionCommentWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"Comment content (required for 'add', 'reply', and 'update' methods)","type":"string"},"commentNodeID":{"description":"The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.","type":"string"},"discussionNumber":{"description":"Discussion number (required for 'add' and 'reply' methods)","type":"number"},"method":{"description":"Write operation to perform on a discussion comment.\nOptions are:\n- 'add' - adds a new top-level comment to a discussion.\n- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).\n- 'update' - updates an existing discussion comment.\n- 'delete' - deletes a discussion comment.\n- 'mark_answer' - marks a discussion comment as the answer (Q&A only).\n- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).\n","enum":["add","reply","update","delete","mark_answer","unmark_answer"],"type":"string"},"owner":{"description":"Repository owner (required for 'add' and 'reply' methods)","type":"string"},"repo":{"description":"Repository name (required for 'add' and 'reply' methods)","type":"string"}},"required":["method"],"type":"object"}`),
 	SchemaHash:  "sha256:c31a7a963975ac8a4d35094e2127ddcaef35c43cf76b7d3e5d463602bbd2506f",
+	Server:      "github/",
 }
 
 // NewDiscussionCommentWrite returns the "discussion_comment_write" tool over
@@ -1569,6 +1593,7 @@ var DismissNotificationDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"state":{"description":"The new state of the notification (read/done)","enum":["read","done"],"type":"string"},"threadID":{"description":"The ID of the notification thread","type":"string"}},"required":["threadID","state"],"type":"object"}`),
 	SchemaHash:  "sha256:9ef0806e5881df743e2774a7bb5b8af69b8e72cce735fb78bea820c8d61acaba",
+	Server:      "github/",
 }
 
 // NewDismissNotification returns the "dismiss_notification" tool over c. Call
@@ -1595,6 +1620,7 @@ var FindDuplicateDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"confidence_threshold":{"description":"Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.","type":"number"},"issue_number":{"description":"The number of the existing issue to find duplicates for","type":"number"},"owner":{"description":"The owner of the repository","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"The name of the repository","type":"string"}},"required":["owner","repo","issue_number"],"type":"object"}`),
 	SchemaHash:  "sha256:7cf5f5210656f2c5be9f4a90c871b99122088567a952162d0362067e48628553",
+	Server:      "github/",
 }
 
 // NewFindDuplicate returns the "find_duplicate" tool over c. Call takes
@@ -1621,6 +1647,7 @@ var ForkRepositoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"organization":{"description":"Organization to fork to","type":"string"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:35c4374a79d36ab81196487825ea0b44f4688c0efa95839cbd090ad91926ed9b",
+	Server:      "github/",
 }
 
 // NewForkRepository returns the "fork_repository" tool over c. Call takes
@@ -1647,6 +1674,7 @@ var GetCodeQualityFindingDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"findingNumber":{"description":"The number of the finding.","type":"number"},"owner":{"description":"The owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"}},"required":["owner","repo","findingNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:9a774708a94a479072dd4b9eaa4953a6bd82c2b946138b3f32d473edb15560f3",
+	Server:      "github/",
 }
 
 // NewGetCodeQualityFinding returns the "get_code_quality_finding" tool over c.
@@ -1673,6 +1701,7 @@ var GetCodeScanningAlertDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"alertNumber":{"description":"The number of the alert.","type":"number"},"owner":{"description":"The owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"}},"required":["owner","repo","alertNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:d6a9396ee55bf777c360bf9c6670ae70a441758d5b07ac707701db158894ac60",
+	Server:      "github/",
 }
 
 // NewGetCodeScanningAlert returns the "get_code_scanning_alert" tool over c.
@@ -1699,6 +1728,7 @@ var GetCommitDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"detail":{"default":"stats","description":"Level of detail to include for changed files. \"none\" omits stats and files entirely. \"stats\" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. \"full_patch\" additionally includes the unified diff content for each file and can be very large.","enum":["none","stats","full_patch"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"sha":{"description":"Commit SHA, branch name, or tag name","type":"string"}},"required":["owner","repo","sha"],"type":"object"}`),
 	SchemaHash:  "sha256:63afc14ef72e254046f95a415b0e16beaaf70b449e0608d7ec60ef651e44826f",
+	Server:      "github/",
 }
 
 // NewGetCommit returns the "get_commit" tool over c. Call takes GetCommitInput
@@ -1725,6 +1755,7 @@ var GetDependabotAlertDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"alertNumber":{"description":"The number of the alert.","type":"number"},"owner":{"description":"The owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"}},"required":["owner","repo","alertNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:d6a9396ee55bf777c360bf9c6670ae70a441758d5b07ac707701db158894ac60",
+	Server:      "github/",
 }
 
 // NewGetDependabotAlert returns the "get_dependabot_alert" tool over c. Call
@@ -1751,6 +1782,7 @@ var GetDiscussionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"discussionNumber":{"description":"Discussion Number","type":"number"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","discussionNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:6b8c2ceec23ed8ef4e167ed3548a2a7d5d5fe34b8369819dfc3b07be2ba82b8c",
+	Server:      "github/",
 }
 
 // NewGetDiscussion returns the "get_discussion" tool over c. Call takes
@@ -1777,6 +1809,7 @@ var GetDiscussionCommentsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination. Use the cursor from the previous response.","type":"string"},"discussionNumber":{"description":"Discussion Number","type":"number"},"includeReplies":{"description":"When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.","type":"boolean"},"owner":{"description":"Repository owner","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","discussionNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:4a04bb0c464314753578198a364d0f3c5c86e1788c0da5725b19474fe6cb953c",
+	Server:      "github/",
 }
 
 // NewGetDiscussionComments returns the "get_discussion_comments" tool over c.
@@ -1803,6 +1836,7 @@ var GetFileBlameDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination. Use the cursor from the previous response.","type":"string"},"end_line":{"description":"Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path to the file in the repository, relative to the repository root","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"ref":{"description":"Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).","type":"string"},"repo":{"description":"Repository name","type":"string"},"start_line":{"description":"Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.","minimum":1,"type":"number"}},"required":["owner","repo","path"],"type":"object"}`),
 	SchemaHash:  "sha256:02db86ed19495d3b3ff6f03afe15e0424f449e6745a7ed5ddb403177d867c4f3",
+	Server:      "github/",
 }
 
 // NewGetFileBlame returns the "get_file_blame" tool over c. Call takes
@@ -1829,6 +1863,7 @@ var GetFileContentsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage("{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.\",\"items\":{\"enum\":[\"type\",\"name\",\"path\",\"size\",\"sha\",\"url\",\"git_url\",\"html_url\",\"download_url\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"default\":\"/\",\"description\":\"Path to file/directory\",\"type\":\"string\"},\"ref\":{\"description\":\"Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Accepts optional commit SHA. If specified, it will be used instead of ref\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}"),
 	SchemaHash:  "sha256:23a7c1203fc2850718b0c3d532d42eaa64c525de245f466c57a883dd7a2f0537",
+	Server:      "github/",
 }
 
 // NewGetFileContents returns the "get_file_contents" tool over c. Call takes
@@ -1855,6 +1890,7 @@ var GetGistDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"gist_id":{"description":"The ID of the gist","type":"string"}},"required":["gist_id"],"type":"object"}`),
 	SchemaHash:  "sha256:238216b29d0f6920611c05d38b601992bcde6b9391e1880f5d9b88831bcf5c12",
+	Server:      "github/",
 }
 
 // NewGetGist returns the "get_gist" tool over c. Call takes GetGistInput and
@@ -1882,6 +1918,7 @@ var GetGlobalSecurityAdvisoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"ghsaId":{"description":"GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).","type":"string"}},"required":["ghsaId"],"type":"object"}`),
 	SchemaHash:  "sha256:1fa9596f6ed498f115957bcdcd035ef5f911e3662884ba14d4d3fd5c41a5d1f2",
+	Server:      "github/",
 }
 
 // NewGetGlobalSecurityAdvisory returns the "get_global_security_advisory" tool
@@ -1909,6 +1946,7 @@ var GetJobLogsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"failed_only":{"description":"When true, gets logs for all failed jobs in run_id","type":"boolean"},"job_id":{"description":"The unique identifier of the workflow job (required for single job logs)","type":"number"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"return_content":{"description":"Returns actual log content instead of URLs","type":"boolean"},"run_id":{"description":"Workflow run ID (required when using failed_only)","type":"number"},"tail_lines":{"default":500,"description":"Number of lines to return from the end of the log","type":"number"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:de01d3cd79d120cb60d5b95dec0f6edac680641e1a4df281e4b59a7b4b8eff46",
+	Server:      "github/",
 }
 
 // NewGetJobLogs returns the "get_job_logs" tool over c. Call takes
@@ -1935,6 +1973,7 @@ var GetLabelDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"name":{"description":"Label name.","type":"string"},"owner":{"description":"Repository owner (username or organization name)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","name"],"type":"object"}`),
 	SchemaHash:  "sha256:d4abd8096e596169c141a73990096d875225a1cb1b7ae31481d3cbed6117cbcf",
+	Server:      "github/",
 }
 
 // NewGetLabel returns the "get_label" tool over c. Call takes GetLabelInput
@@ -1961,6 +2000,7 @@ var GetLatestReleaseDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:37a18f3e143fec27e210e37ccac58d064ee4ca3fcbeda55b032cf0a9a1a25a10",
+	Server:      "github/",
 }
 
 // NewGetLatestRelease returns the "get_latest_release" tool over c. Call takes
@@ -1987,6 +2027,7 @@ var GetMeDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{},"type":"object"}`),
 	SchemaHash:  "sha256:5163b90dadf6048e2cab69bc0ede11542e5d9dfed87adc9b8f1a07584c444147",
+	Server:      "github/",
 }
 
 // NewGetMe returns the "get_me" tool over c. Call takes GetMeInput and returns
@@ -2013,6 +2054,7 @@ var GetNotificationDetailsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"notificationID":{"description":"The ID of the notification","type":"string"}},"required":["notificationID"],"type":"object"}`),
 	SchemaHash:  "sha256:7dc5beae13799a91bb1053c34a14774c068f6e73e0a6634e587b657656c42027",
+	Server:      "github/",
 }
 
 // NewGetNotificationDetails returns the "get_notification_details" tool over
@@ -2039,6 +2081,7 @@ var GetReleaseByTagDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"tag":{"description":"Tag name (e.g., 'v1.0.0')","type":"string"}},"required":["owner","repo","tag"],"type":"object"}`),
 	SchemaHash:  "sha256:a7a27c34dc89b207eb3b1c7beed420ac635f3f77f978159e6b8134086c058132",
+	Server:      "github/",
 }
 
 // NewGetReleaseByTag returns the "get_release_by_tag" tool over c. Call takes
@@ -2065,6 +2108,7 @@ var GetRepositoryTreeDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"path_filter":{"description":"Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)","type":"string"},"recursive":{"default":false,"description":"Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false","type":"boolean"},"repo":{"description":"Repository name","type":"string"},"tree_sha":{"description":"The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:d38da6625968482e17b9f08b3aaea45b87dc7d46c6318a3f4489649eb76234ee",
+	Server:      "github/",
 }
 
 // NewGetRepositoryTree returns the "get_repository_tree" tool over c. Call
@@ -2091,6 +2135,7 @@ var GetSecretScanningAlertDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"alertNumber":{"description":"The number of the alert.","type":"number"},"owner":{"description":"The owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"}},"required":["owner","repo","alertNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:d6a9396ee55bf777c360bf9c6670ae70a441758d5b07ac707701db158894ac60",
+	Server:      "github/",
 }
 
 // NewGetSecretScanningAlert returns the "get_secret_scanning_alert" tool over
@@ -2117,6 +2162,7 @@ var GetTagDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"tag":{"description":"Tag name","type":"string"}},"required":["owner","repo","tag"],"type":"object"}`),
 	SchemaHash:  "sha256:394ffb152889c109f35a07d374543da8e834c93307757430149e57684873d50c",
+	Server:      "github/",
 }
 
 // NewGetTag returns the "get_tag" tool over c. Call takes GetTagInput and
@@ -2143,6 +2189,7 @@ var GetTeamMembersDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"org":{"description":"Organization login (owner) that contains the team.","type":"string"},"team_slug":{"description":"Team slug","type":"string"}},"required":["org","team_slug"],"type":"object"}`),
 	SchemaHash:  "sha256:664cdf7f044c26603f6f6dc56250eb18206a5067e97daf0f551700dc3c747724",
+	Server:      "github/",
 }
 
 // NewGetTeamMembers returns the "get_team_members" tool over c. Call takes
@@ -2169,6 +2216,7 @@ var GetTeamsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"user":{"description":"Username to get teams for. If not provided, uses the authenticated user.","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:e66ef0ec032455dce8eb9a4d7f638f04c3b37630e32c995511525925ce2c8025",
+	Server:      "github/",
 }
 
 // NewGetTeams returns the "get_teams" tool over c. Call takes GetTeamsInput
@@ -2195,6 +2243,7 @@ var IssueDependencyReadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The number of the issue","type":"number"},"method":{"description":"The read operation to perform on a single issue's dependencies.\nOptions are:\n1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).\n2. get_blocking - List the issues that this issue blocks.\n","enum":["get_blocked_by","get_blocking"],"type":"string"},"owner":{"description":"The owner of the repository","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"The name of the repository","type":"string"}},"required":["method","owner","repo","issue_number"],"type":"object"}`),
 	SchemaHash:  "sha256:1b2f5aa6826914b8b9aa6ce14f62ff761c002be1c5bfd1d2d9e44ee0832dce66",
+	Server:      "github/",
 }
 
 // NewIssueDependencyRead returns the "issue_dependency_read" tool over c. Call
@@ -2221,6 +2270,7 @@ var IssueDependencyWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The number of the subject issue","type":"number"},"method":{"description":"The action to perform.\nOptions are:\n- 'add' - create the dependency relationship.\n- 'remove' - delete the dependency relationship.","enum":["add","remove"],"type":"string"},"owner":{"description":"The owner of the subject issue's repository","type":"string"},"related_issue_number":{"description":"The number of the related issue to link or unlink","type":"number"},"related_owner":{"description":"The owner of the related issue's repository. Defaults to 'owner' when omitted.","type":"string"},"related_repo":{"description":"The name of the related issue's repository. Defaults to 'repo' when omitted.","type":"string"},"repo":{"description":"The name of the subject issue's repository","type":"string"},"type":{"description":"The relationship direction relative to the subject issue.\nOptions are:\n- 'blocked_by' - the subject issue is blocked by the related issue.\n- 'blocking' - the subject issue blocks the related issue.","enum":["blocked_by","blocking"],"type":"string"}},"required":["method","type","owner","repo","issue_number","related_issue_number"],"type":"object"}`),
 	SchemaHash:  "sha256:4359992225f4cab46022b03d44ed4e6f1871b993b9351ee0426ad78ffb13d01f",
+	Server:      "github/",
 }
 
 // NewIssueDependencyWrite returns the "issue_dependency_write" tool over c.
@@ -2247,6 +2297,7 @@ var IssueReadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage("{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue.\\nOptions are:\\n1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.\\n2. get_comments - Get issue comments.\\n3. get_sub_issues - Get sub-issues (children) of the issue.\\n4. get_parent - Get the parent issue, if this issue is a sub-issue of another.\\n5. get_labels - Get labels assigned to the issue.\\n\",\"enum\":[\"get\",\"get_comments\",\"get_sub_issues\",\"get_parent\",\"get_labels\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}"),
 	SchemaHash:  "sha256:5cf4439e1557d66fd7a0da27e11dbfa91f63b787f5f0d0a52e7f4bf42860c671",
+	Server:      "github/",
 }
 
 // NewIssueRead returns the "issue_read" tool over c. Call takes IssueReadInput
@@ -2273,6 +2324,7 @@ var IssueWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"assignees":{"description":"Usernames to assign to this issue","items":{"type":"string"},"type":"array"},"body":{"description":"Issue body content","type":"string"},"duplicate_of":{"description":"Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.","type":"number"},"issue_fields":{"description":"Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.","items":{"additionalProperties":false,"properties":{"delete":{"description":"Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.","type":"boolean"},"field_name":{"description":"Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.","type":"string"},"field_option_name":{"description":"Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.","type":"string"},"value":{"description":"Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.","type":["string","number","boolean"]}},"required":["field_name"],"type":"object"},"type":"array"},"issue_number":{"description":"Issue number to update","type":"number"},"labels":{"description":"Labels to apply to this issue","items":{"type":"string"},"type":"array"},"method":{"description":"Write operation to perform on a single issue.\nOptions are:\n- 'create' - creates a new issue.\n- 'update' - updates an existing issue.\n","enum":["create","update"],"type":"string"},"milestone":{"description":"Milestone number","type":"number"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"},"state":{"description":"New state","enum":["open","closed"],"type":"string"},"state_reason":{"description":"Reason for the state change. Ignored unless state is changed.","enum":["completed","not_planned","duplicate"],"type":"string"},"title":{"description":"Issue title","type":"string"},"type":{"anyOf":[{"minLength":1,"type":"string"},{"type":"null"}],"description":"Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter."}},"required":["method","owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:754eb735da7a93c22f3856c1ca2c5100760f90862a49570bf85697484c3cf585",
+	Server:      "github/",
 }
 
 // NewIssueWrite returns the "issue_write" tool over c. Call takes
@@ -2299,6 +2351,7 @@ var LabelWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"color":{"description":"Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.","type":"string"},"description":{"description":"Label description text. Optional for 'create' and 'update'.","type":"string"},"method":{"description":"Operation to perform: 'create', 'update', or 'delete'","enum":["create","update","delete"],"type":"string"},"name":{"description":"Label name - required for all operations","type":"string"},"new_name":{"description":"New name for the label (used only with 'update' method to rename)","type":"string"},"owner":{"description":"Repository owner (username or organization name)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["method","owner","repo","name"],"type":"object"}`),
 	SchemaHash:  "sha256:1a14e0fcc57a9a8a1deec9fa22502cba11b542292b67463abeb59253f5e920bb",
+	Server:      "github/",
 }
 
 // NewLabelWrite returns the "label_write" tool over c. Call takes
@@ -2325,6 +2378,7 @@ var ListBranchesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:b197dde1a469a54740d455675bf6220ca1a8b8673bda5c55d522d28bd2d932ee",
+	Server:      "github/",
 }
 
 // NewListBranches returns the "list_branches" tool over c. Call takes
@@ -2351,6 +2405,7 @@ var ListCodeScanningAlertsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"The owner of the repository.","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"ref":{"description":"The Git reference for the results you want to list.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"},"severity":{"description":"Filter code scanning alerts by severity","enum":["critical","high","medium","low","warning","note","error"],"type":"string"},"state":{"default":"open","description":"Filter code scanning alerts by state. Defaults to open","enum":["open","closed","dismissed","fixed"],"type":"string"},"tool_name":{"description":"The name of the tool used for code scanning.","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:f0f435a7cbf6e6eb0e0f65c620f3c3d002fa9dc49e7df04c6945db24f006eb1d",
+	Server:      "github/",
 }
 
 // NewListCodeScanningAlerts returns the "list_code_scanning_alerts" tool over
@@ -2377,6 +2432,7 @@ var ListCommitsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"author":{"description":"Author username or email address to filter commits by","type":"string"},"fields":{"description":"Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.","items":{"enum":["sha","html_url","commit","author","committer"],"type":"string"},"type":"array"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"path":{"description":"Only commits containing this file path will be returned","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"sha":{"description":"Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.","type":"string"},"since":{"description":"Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)","type":"string"},"until":{"description":"Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:77e2f81ebf36d1697252cba561f01d2ce38258552aac7d818bb6ddf3c9250321",
+	Server:      "github/",
 }
 
 // NewListCommits returns the "list_commits" tool over c. Call takes
@@ -2403,6 +2459,7 @@ var ListDependabotAlertsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination. Use the cursor from the previous response.","type":"string"},"owner":{"description":"The owner of the repository.","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"The name of the repository.","type":"string"},"severity":{"description":"Filter dependabot alerts by severity","enum":["low","medium","high","critical"],"type":"string"},"state":{"default":"open","description":"Filter dependabot alerts by state. Defaults to open","enum":["open","fixed","dismissed","auto_dismissed"],"type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:d29f7db1e02e9185339175e47d3d1cfc865049c5d6dc890c4cb7b48869f8c1ef",
+	Server:      "github/",
 }
 
 // NewListDependabotAlerts returns the "list_dependabot_alerts" tool over c.
@@ -2430,6 +2487,7 @@ var ListDiscussionCategoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name. If not provided, discussion categories will be queried at the organisation level.","type":"string"}},"required":["owner"],"type":"object"}`),
 	SchemaHash:  "sha256:d5adf7cb83f70f3344f818060db8aae4e5c3560d0ec2d747bdcb478efec010fc",
+	Server:      "github/",
 }
 
 // NewListDiscussionCategories returns the "list_discussion_categories" tool
@@ -2457,6 +2515,7 @@ var ListDiscussionsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination. Use the cursor from the previous response.","type":"string"},"category":{"description":"Optional filter by discussion category ID. If provided, only discussions with this category are listed.","type":"string"},"direction":{"description":"Order direction.","enum":["ASC","DESC"],"type":"string"},"orderBy":{"description":"Order discussions by field. If provided, the 'direction' also needs to be provided.","enum":["CREATED_AT","UPDATED_AT"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name. If not provided, discussions will be queried at the organisation level.","type":"string"}},"required":["owner"],"type":"object"}`),
 	SchemaHash:  "sha256:e1d83cabb988ed24bdbc829b8758ce22fd08a433a4aeafe63cf11b9cc085f8a9",
+	Server:      "github/",
 }
 
 // NewListDiscussions returns the "list_discussions" tool over c. Call takes
@@ -2483,6 +2542,7 @@ var ListGistsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"since":{"description":"Only gists updated after this time (ISO 8601 timestamp)","type":"string"},"username":{"description":"GitHub username (omit for authenticated user's gists)","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:96bd02ed43f7f914b7e4315f6a2f1011bcb028fcda7d3076bef145c9800fabcf",
+	Server:      "github/",
 }
 
 // NewListGists returns the "list_gists" tool over c. Call takes ListGistsInput
@@ -2510,6 +2570,7 @@ var ListGlobalSecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"affects":{"description":"Filter advisories by affected package or version (e.g. \"package1,package2@1.0.0\").","type":"string"},"cveId":{"description":"Filter by CVE ID.","type":"string"},"cwes":{"description":"Filter by Common Weakness Enumeration IDs (e.g. [\"79\", \"284\", \"22\"]).","items":{"type":"string"},"type":"array"},"ecosystem":{"description":"Filter by package ecosystem.","enum":["actions","composer","erlang","go","maven","npm","nuget","other","pip","pub","rubygems","rust"],"type":"string"},"ghsaId":{"description":"Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).","type":"string"},"isWithdrawn":{"description":"Whether to only return withdrawn advisories.","type":"boolean"},"modified":{"description":"Filter by publish or update date or date range (ISO 8601 date or range).","type":"string"},"published":{"description":"Filter by publish date or date range (ISO 8601 date or range).","type":"string"},"severity":{"description":"Filter by severity.","enum":["unknown","low","medium","high","critical"],"type":"string"},"type":{"default":"reviewed","description":"Advisory type.","enum":["reviewed","malware","unreviewed"],"type":"string"},"updated":{"description":"Filter by update date or date range (ISO 8601 date or range).","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:c2b227fd0a6d3b40f6f30389625f827f0696cde8f13be86905c629d01fb7cbf7",
+	Server:      "github/",
 }
 
 // NewListGlobalSecurityAdvisories returns the
@@ -2537,6 +2598,7 @@ var ListIssueFieldsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"The account owner of the repository or organization. The name is not case sensitive.","type":"string"},"repo":{"description":"The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.","type":"string"}},"required":["owner"],"type":"object"}`),
 	SchemaHash:  "sha256:98055116d1b78d6d49314afd616d362a57971add4c8ea0b300c403b706065222",
+	Server:      "github/",
 }
 
 // NewListIssueFields returns the "list_issue_fields" tool over c. Call takes
@@ -2563,6 +2625,7 @@ var ListIssueTypesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"The account owner of the repository or organization.","type":"string"},"repo":{"description":"The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.","type":"string"}},"required":["owner"],"type":"object"}`),
 	SchemaHash:  "sha256:45e0cb60aa46ca3f7300d4118331d75670769909edf81fa32b592f60aefe8dca",
+	Server:      "github/",
 }
 
 // NewListIssueTypes returns the "list_issue_types" tool over c. Call takes
@@ -2589,6 +2652,7 @@ var ListIssuesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination. Use the cursor from the previous response.","type":"string"},"direction":{"description":"Order direction. If provided, the 'orderBy' also needs to be provided.","enum":["ASC","DESC"],"type":"string"},"field_filters":{"description":"Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).","items":{"properties":{"field_name":{"description":"Name of the custom field (e.g. \"Priority\"). Case-insensitive.","type":"string"},"value":{"description":"Value to filter on. For single-select fields, the option name (e.g. \"P1\"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.","type":"string"}},"required":["field_name","value"],"type":"object"},"type":"array"},"fields":{"description":"Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.","items":{"enum":["number","title","body","state","user","labels","assignees","comments","created_at","updated_at","field_values"],"type":"string"},"type":"array"},"labels":{"description":"Filter by labels","items":{"type":"string"},"type":"array"},"orderBy":{"description":"Order issues by field. If provided, the 'direction' also needs to be provided.","enum":["CREATED_AT","UPDATED_AT","COMMENTS"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"since":{"description":"Filter by date (ISO 8601 timestamp)","type":"string"},"state":{"description":"Filter by state, by default both open and closed issues are returned when not provided","enum":["OPEN","CLOSED"],"type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:e9eb6a0ac60b6f8b8b1a8e600c695d69682af41f4694cd594a02ea034d422ce5",
+	Server:      "github/",
 }
 
 // NewListIssues returns the "list_issues" tool over c. Call takes
@@ -2615,6 +2679,7 @@ var ListLabelDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization name) - required for all operations","type":"string"},"repo":{"description":"Repository name - required for all operations","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:1a0d80ecdc57afbe3ddfbfb73e1019e820158eb2302d656376ed7977d5f4aeb4",
+	Server:      "github/",
 }
 
 // NewListLabel returns the "list_label" tool over c. Call takes ListLabelInput
@@ -2641,6 +2706,7 @@ var ListNotificationsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"before":{"description":"Only show notifications updated before the given time (ISO 8601 format)","type":"string"},"filter":{"description":"Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.","enum":["default","include_read_notifications","only_participating"],"type":"string"},"owner":{"description":"Optional repository owner. If provided with repo, only notifications for this repository are listed.","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Optional repository name. If provided with owner, only notifications for this repository are listed.","type":"string"},"since":{"description":"Only show notifications updated after the given time (ISO 8601 format)","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:3ff6daf62759f10607c7a0f86a3b55e007ad3ec5e4f82548b1cde082ec5f910b",
+	Server:      "github/",
 }
 
 // NewListNotifications returns the "list_notifications" tool over c. Call
@@ -2668,6 +2734,7 @@ var ListOrgRepositorySecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"direction":{"description":"Sort direction.","enum":["asc","desc"],"type":"string"},"org":{"description":"The organization login.","type":"string"},"sort":{"description":"Sort field.","enum":["created","updated","published"],"type":"string"},"state":{"description":"Filter by advisory state.","enum":["triage","draft","published","closed"],"type":"string"}},"required":["org"],"type":"object"}`),
 	SchemaHash:  "sha256:053145df01002277d00201ffaf56be0772d326a63e7b2fc466326e623abfab6e",
+	Server:      "github/",
 }
 
 // NewListOrgRepositorySecurityAdvisories returns the
@@ -2695,6 +2762,7 @@ var ListPullRequestsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"base":{"description":"Filter by base branch","type":"string"},"direction":{"description":"Sort direction","enum":["asc","desc"],"type":"string"},"fields":{"description":"Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.","items":{"enum":["number","title","body","state","draft","merged","mergeable_state","html_url","user","labels","assignees","requested_reviewers","merged_by","head","base","additions","deletions","changed_files","commits","comments","created_at","updated_at","closed_at","merged_at","milestone"],"type":"string"},"type":"array"},"head":{"description":"Filter by head user/org and branch","type":"string"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"sort":{"description":"Sort by","enum":["created","updated","popularity","long-running"],"type":"string"},"state":{"description":"Filter by state","enum":["open","closed","all"],"type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:47f1b001d24618a2d96da49fa6742538a0a8745ebaf0076d1233095620374462",
+	Server:      "github/",
 }
 
 // NewListPullRequests returns the "list_pull_requests" tool over c. Call takes
@@ -2721,6 +2789,7 @@ var ListReleasesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"fields":{"description":"Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.","items":{"enum":["id","tag_name","name","body","html_url","published_at","prerelease","draft","author"],"type":"string"},"type":"array"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:ce9b8b314c1d1e111d81a8637eb1997102c3934e04931a5c6d8ba60465f71077",
+	Server:      "github/",
 }
 
 // NewListReleases returns the "list_releases" tool over c. Call takes
@@ -2748,6 +2817,7 @@ var ListRepositoryCollaboratorsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"affiliation":{"description":"Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'","enum":["outside","direct","all"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (default 1, min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (default 30, min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:a8722e12d553f9273e65b62cc7457ffe9fee2fd47e123f9fef0c33b9a05629f9",
+	Server:      "github/",
 }
 
 // NewListRepositoryCollaborators returns the "list_repository_collaborators"
@@ -2776,6 +2846,7 @@ var ListRepositorySecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"direction":{"description":"Sort direction.","enum":["asc","desc"],"type":"string"},"owner":{"description":"The owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"},"sort":{"description":"Sort field.","enum":["created","updated","published"],"type":"string"},"state":{"description":"Filter by advisory state.","enum":["triage","draft","published","closed"],"type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:f3b3c72d59304cc19ef5fdead19f4e122d6034d5802c2ff3b7684081feb2ce89",
+	Server:      "github/",
 }
 
 // NewListRepositorySecurityAdvisories returns the
@@ -2804,6 +2875,7 @@ var ListSecretScanningAlertsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"The owner of the repository.","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"The name of the repository.","type":"string"},"resolution":{"description":"Filter by resolution","enum":["false_positive","wont_fix","revoked","pattern_edited","pattern_deleted","used_in_tests"],"type":"string"},"secret_type":{"description":"A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.","type":"string"},"state":{"description":"Filter by state","enum":["open","resolved"],"type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:fe2ce4126300b3c3a16e2bc169d5c0bfac2e98966be8877981bb962047a1cb12",
+	Server:      "github/",
 }
 
 // NewListSecretScanningAlerts returns the "list_secret_scanning_alerts" tool
@@ -2831,6 +2903,7 @@ var ListStarredRepositoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"direction":{"description":"The direction to sort the results by.","enum":["asc","desc"],"type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"sort":{"description":"How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).","enum":["created","updated"],"type":"string"},"username":{"description":"Username to list starred repositories for. Defaults to the authenticated user.","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:504ef107cc2628fee186b3d94915ffc38f1df66a0ca041620eeb09f087708035",
+	Server:      "github/",
 }
 
 // NewListStarredRepositories returns the "list_starred_repositories" tool over
@@ -2857,6 +2930,7 @@ var ListTagsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:b197dde1a469a54740d455675bf6220ca1a8b8673bda5c55d522d28bd2d932ee",
+	Server:      "github/",
 }
 
 // NewListTags returns the "list_tags" tool over c. Call takes ListTagsInput
@@ -2883,6 +2957,7 @@ var ManageNotificationSubscriptionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"action":{"description":"Action to perform: ignore, watch, or delete the notification subscription.","enum":["ignore","watch","delete"],"type":"string"},"notificationID":{"description":"The ID of the notification thread.","type":"string"}},"required":["notificationID","action"],"type":"object"}`),
 	SchemaHash:  "sha256:70e3afcf5bc5df1f4f55ee6499b6e161c43181aa0050a9849c1014fdb185a7d5",
+	Server:      "github/",
 }
 
 // NewManageNotificationSubscription returns the
@@ -2911,6 +2986,7 @@ var ManageRepositoryNotificationSubscriptionDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"action":{"description":"Action to perform: ignore, watch, or delete the repository notification subscription.","enum":["ignore","watch","delete"],"type":"string"},"owner":{"description":"The account owner of the repository.","type":"string"},"repo":{"description":"The name of the repository.","type":"string"}},"required":["owner","repo","action"],"type":"object"}`),
 	SchemaHash:  "sha256:6552fe49b2dc25cb0dd2f9f7870e67e03eb1e848f7677559d787376b0841e4a6",
+	Server:      "github/",
 }
 
 // NewManageRepositoryNotificationSubscription returns the
@@ -2940,6 +3016,7 @@ var MarkAllNotificationsReadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"lastReadAt":{"description":"Describes the last point that notifications were checked (optional). Default: Now","type":"string"},"owner":{"description":"Optional repository owner. If provided with repo, only notifications for this repository are marked as read.","type":"string"},"repo":{"description":"Optional repository name. If provided with owner, only notifications for this repository are marked as read.","type":"string"}},"type":"object"}`),
 	SchemaHash:  "sha256:a2218f393452e99c15ed76457b893ae15d4116bf3854d9207d2006fe36311191",
+	Server:      "github/",
 }
 
 // NewMarkAllNotificationsRead returns the "mark_all_notifications_read" tool
@@ -2967,6 +3044,7 @@ var MergePullRequestDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"commit_message":{"description":"Extra detail for merge commit","type":"string"},"commit_title":{"description":"Title for merge commit","type":"string"},"merge_method":{"description":"Merge method","enum":["merge","squash","rebase"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:d1869035f43c3f25624258899188787e43fee61c37d478ebffab779af87b92e0",
+	Server:      "github/",
 }
 
 // NewMergePullRequest returns the "merge_pull_request" tool over c. Call takes
@@ -2993,6 +3071,7 @@ var ProjectsGetDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"field_id":{"description":"The field's ID. Required for 'get_project_field' method.","type":"number"},"field_names":{"description":"Specific list of field names to include in the response when getting a project item (e.g. [\"Status\", \"Priority\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.","items":{"type":"string"},"type":"array"},"fields":{"description":"Specific list of field IDs to include in the response when getting a project item (e.g. [\"102589\", \"985201\", \"169875\"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.","items":{"type":"string"},"type":"array"},"item_id":{"description":"The item's ID. Required for 'get_project_item' method.","type":"number"},"method":{"description":"The method to execute","enum":["get_project","get_project_field","get_project_item","get_project_status_update","get_project_view"],"type":"string"},"owner":{"description":"The owner (user or organization login). The name is not case sensitive.","type":"string"},"owner_type":{"description":"Owner type (user or org). If not provided, will be automatically detected.","enum":["user","org"],"type":"string"},"project_number":{"description":"The project's number.","type":"number"},"status_update_id":{"description":"The node ID of the project status update. Required for 'get_project_status_update' method.","type":"string"},"view_id":{"description":"The node ID of the project view. Required for 'get_project_view' method.","type":"string"}},"required":["method"],"type":"object"}`),
 	SchemaHash:  "sha256:ccbdc4322672880ec3bc5b5a43ebb8f4e8a4f63f4e15505b256d574558ea73c9",
+	Server:      "github/",
 }
 
 // NewProjectsGet returns the "projects_get" tool over c. Call takes
@@ -3019,6 +3098,7 @@ var ProjectsListDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Forward pagination cursor from previous pageInfo.nextCursor.","type":"string"},"before":{"description":"Backward pagination cursor from previous pageInfo.prevCursor (rare).","type":"string"},"field_names":{"description":"Field names to include when listing project items (e.g. [\"Status\", \"Priority\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.","items":{"type":"string"},"type":"array"},"fields":{"description":"Field IDs to include when listing project items (e.g. [\"102589\", \"985201\"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.","items":{"type":"string"},"type":"array"},"method":{"description":"The action to perform","enum":["list_projects","list_project_fields","list_project_items","list_project_status_updates","list_project_views"],"type":"string"},"owner":{"description":"The owner (user or organization login). The name is not case sensitive.","type":"string"},"owner_type":{"description":"Owner type (user or org). If not provided, will automatically try both.","enum":["user","org"],"type":"string"},"per_page":{"description":"Results per page (max 50)","type":"number"},"project_number":{"description":"The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.","type":"number"},"query":{"description":"Filter/query string. For list_projects: filter by title text and state (e.g. \"roadmap is:open\"). For list_project_items: advanced filtering using GitHub's project filtering syntax.","type":"string"}},"required":["method","owner"],"type":"object"}`),
 	SchemaHash:  "sha256:8afe61666daed8c8e6f1354bf4600d1c74fb979eee095cc986690c4483fcf7de",
+	Server:      "github/",
 }
 
 // NewProjectsList returns the "projects_list" tool over c. Call takes
@@ -3045,6 +3125,7 @@ var ProjectsWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The body of the status update (markdown). Used for 'create_project_status_update' method.","type":"string"},"field_name":{"description":"The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.","type":"string"},"filter":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Saved view filter; omit on update to preserve it, or pass null to clear it."},"issue_number":{"description":"The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).","type":"number"},"item_id":{"description":"The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.","type":"number"},"item_owner":{"description":"The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.","type":"string"},"item_repo":{"description":"The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.","type":"string"},"item_type":{"description":"The item's type, either issue or pull_request. Required for 'add_project_item' method.","enum":["issue","pull_request"],"type":"string"},"items":{"description":"The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.","items":{"oneOf":[{"additionalProperties":false,"properties":{"node_id":{"description":"The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.","type":"string"}},"required":["node_id"],"type":"object"},{"additionalProperties":false,"properties":{"item_id":{"description":"The numeric project item ID.","type":"integer"}},"required":["item_id"],"type":"object"},{"additionalProperties":false,"properties":{"issue_number":{"description":"Issue number used to resolve the project item.","type":"integer"},"item_owner":{"description":"Owner of the repository containing the issue.","type":"string"},"item_repo":{"description":"Repository containing the issue.","type":"string"}},"required":["item_owner","item_repo","issue_number"],"type":"object"}],"type":"object"},"type":"array"},"iteration_duration":{"description":"Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.","type":"number"},"iterations":{"description":"Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.","items":{"additionalProperties":false,"properties":{"duration":{"description":"Duration in days","type":"number"},"start_date":{"description":"Start date in YYYY-MM-DD format","type":"string"},"title":{"description":"Iteration title (e.g. 'Sprint 1')","type":"string"}},"required":["title","start_date","duration"],"type":"object"},"type":"array"},"layout":{"description":"View layout; required when creating a view.","enum":["table","board","roadmap"],"type":"string"},"method":{"description":"The method to execute","enum":["add_project_item","update_project_item","update_project_items","delete_project_item","create_project_status_update","create_project_view","update_project_view","delete_project_view","create_project","create_iteration_field"],"type":"string"},"name":{"description":"View name; required when creating a view.","type":"string"},"owner":{"description":"The project owner (user or organization login). The name is not case sensitive.","type":"string"},"owner_type":{"description":"Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.","enum":["user","org"],"type":"string"},"project_number":{"description":"The project's number. Required for all methods except 'create_project'.","type":"number"},"pull_request_number":{"description":"The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.","type":"number"},"start_date":{"description":"Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.","type":"string"},"status":{"description":"The status of the project. Used for 'create_project_status_update' method.","enum":["INACTIVE","ON_TRACK","AT_RISK","OFF_TRACK","COMPLETE"],"type":"string"},"target_date":{"description":"The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.","type":"string"},"title":{"description":"The project title. Required for 'create_project' method.","type":"string"},"updated_field":{"description":"The field/value to apply, using {\"id\": 123, \"value\": ...} or {\"name\": \"Status\", \"value\": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.","oneOf":[{"additionalProperties":false,"properties":{"id":{"description":"The numeric project field ID.","type":"integer"},"value":{"description":"The value to apply. Any JSON value is accepted; use null to clear the field."}},"required":["id","value"],"type":"object"},{"additionalProperties":false,"properties":{"name":{"description":"The project field name. Matching is case-insensitive.","type":"string"},"value":{"description":"The value to apply. Any JSON value is accepted; use null to clear the field."}},"required":["name","value"],"type":"object"}],"type":"object"},"view_id":{"description":"Project view node ID for update or delete; must belong to owner/project_number.","type":"string"},"visible_field_names":{"description":"Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].","items":{"type":"string"},"type":"array"},"visible_fields":{"description":"Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].","items":{"type":"string"},"type":"array"}},"required":["method","owner"],"type":"object"}`),
 	SchemaHash:  "sha256:93fc1887c0dbb9f4832f3dd5309b4014e69228f1fb6ffb6fdcccca8caffe34d8",
+	Server:      "github/",
 }
 
 // NewProjectsWrite returns the "projects_write" tool over c. Call takes
@@ -3071,6 +3152,7 @@ var PullRequestReadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after":{"description":"Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.","type":"string"},"method":{"description":"Action to specify what pull request data needs to be retrieved from GitHub. \nPossible options: \n 1. get - Get details of a specific pull request.\n 2. get_diff - Get the diff of a pull request.\n 3. get_status - Get combined commit status of a head commit in a pull request.\n 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.\n 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.\n 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.\n 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.\n 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.\n 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.\n","enum":["get","get_diff","get_status","get_files","get_commits","get_review_comments","get_reviews","get_comments","get_check_runs"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["method","owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:7be85e6c6f891500cefbd40e7a8021e8975a27a23bcdb196d285cd042d857672",
+	Server:      "github/",
 }
 
 // NewPullRequestRead returns the "pull_request_read" tool over c. Call takes
@@ -3097,6 +3179,7 @@ var PullRequestReviewWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"Review comment text","type":"string"},"commitID":{"description":"SHA of commit to review","type":"string"},"event":{"description":"Review action to perform.","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"type":"string"},"method":{"description":"The write operation to perform on pull request review.","enum":["create","submit_pending","delete_pending","resolve_thread","unresolve_thread"],"type":"string"},"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"},"threadId":{"description":"The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.","type":"string"}},"required":["method","owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:434a6388d3a86697faa89346f31306a5427c1045a0d135d260ff338300d9f041",
+	Server:      "github/",
 }
 
 // NewPullRequestReviewWrite returns the "pull_request_review_write" tool over
@@ -3123,6 +3206,7 @@ var PushFilesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"branch":{"description":"Branch to push to","type":"string"},"files":{"description":"Array of file objects to push, each object with path (string) and content (string)","items":{"additionalProperties":false,"properties":{"content":{"description":"file content","type":"string"},"path":{"description":"path to the file","type":"string"}},"required":["path","content"],"type":"object"},"type":"array"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch","files","message"],"type":"object"}`),
 	SchemaHash:  "sha256:c780835f2f81a29c02235fd27f5115e61250d09cc1ddb7a2c1603815eb7c2411",
+	Server:      "github/",
 }
 
 // NewPushFiles returns the "push_files" tool over c. Call takes PushFilesInput
@@ -3148,6 +3232,7 @@ var RemoveSubIssueDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The parent issue number","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"sub_issue_id":{"description":"The ID of the sub-issue to remove. ID is not the same as issue number","type":"number"}},"required":["owner","repo","issue_number","sub_issue_id"],"type":"object"}`),
 	SchemaHash:  "sha256:ddf84c6078d4656c45f6e6ca93ac20e8f6962c3a80f67c39e8ba77d53fda52ed",
+	Server:      "github/",
 }
 
 // NewRemoveSubIssue returns the "remove_sub_issue" tool over c. Call takes
@@ -3173,6 +3258,7 @@ var ReprioritizeSubIssueDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"after_id":{"description":"The ID of the sub-issue to place this after (either after_id OR before_id should be specified)","type":"number"},"before_id":{"description":"The ID of the sub-issue to place this before (either after_id OR before_id should be specified)","type":"number"},"issue_number":{"description":"The parent issue number","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"sub_issue_id":{"description":"The ID of the sub-issue to reorder. ID is not the same as issue number","type":"number"}},"required":["owner","repo","issue_number","sub_issue_id"],"type":"object"}`),
 	SchemaHash:  "sha256:ebb15ee3e829fac38aab6022a59728a075a91c2c4dab7b736cb967ba3d0aad55",
+	Server:      "github/",
 }
 
 // NewReprioritizeSubIssue returns the "reprioritize_sub_issue" tool over c.
@@ -3199,6 +3285,7 @@ var RequestCopilotReviewDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:7e88f8618774f25e0ce6101521dc10f5f0d03a5f80310fcdaba12832f10aa1ae",
+	Server:      "github/",
 }
 
 // NewRequestCopilotReview returns the "request_copilot_review" tool over c.
@@ -3224,6 +3311,7 @@ var RequestPullRequestReviewersDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"reviewers":{"description":"GitHub usernames or ORG/team-slug team reviewers to request reviews from","items":{"type":"string"},"type":"array"}},"required":["owner","repo","pullNumber","reviewers"],"type":"object"}`),
 	SchemaHash:  "sha256:1f22eb2b0a4b2899d08325c0f4d1ecc96a01d8918c2e6ac557104000e720b162",
+	Server:      "github/",
 }
 
 // NewRequestPullRequestReviewers returns the "request_pull_request_reviewers"
@@ -3250,6 +3338,7 @@ var ResolveReviewThreadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"threadID":{"description":"The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)","type":"string"}},"required":["threadID"],"type":"object"}`),
 	SchemaHash:  "sha256:8fba765b9ab5de9565ad279d70ec6dc24bbf260a292a0c340282004adb55a5d6",
+	Server:      "github/",
 }
 
 // NewResolveReviewThread returns the "resolve_review_thread" tool over c. Call
@@ -3276,6 +3365,7 @@ var SearchCodeDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage("{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"name\",\"path\",\"sha\",\"repository\",\"text_matches\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order for results\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `\\\"quoted phrase\\\"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `\\\"package main\\\" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field ('indexed' only)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}"),
 	SchemaHash:  "sha256:cedfb6d1edfd02596b93f6c9a00723558537422747afdc9952ff8d411b75ec05",
+	Server:      "github/",
 }
 
 // NewSearchCode returns the "search_code" tool over c. Call takes
@@ -3302,6 +3392,7 @@ var SearchCommitsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage("{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `\\\"refactor cache\\\" repo:o/r`; `hash:abc1234 repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by author or committer date (defaults to best match)\",\"enum\":[\"author-date\",\"committer-date\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}"),
 	SchemaHash:  "sha256:77aa2ecaf259725f56f4735425da73f0722ddd2c67b457a7a5d15e7115b4fbe8",
+	Server:      "github/",
 }
 
 // NewSearchCommits returns the "search_commits" tool over c. Call takes
@@ -3328,6 +3419,7 @@ var SearchIssuesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"fields":{"description":"Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.","items":{"enum":["number","title","body","state","state_reason","draft","locked","html_url","user","author_association","labels","assignee","assignees","milestone","comments","reactions","created_at","updated_at","closed_at","closed_by","type","repository_url","pull_request","field_values"],"type":"string"},"type":"array"},"order":{"description":"Sort order","enum":["asc","desc"],"type":"string"},"owner":{"description":"Optional repository owner. If provided with repo, only issues for this repository are listed.","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"query":{"description":"The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.","type":"string"},"repo":{"description":"Optional repository name. If provided with owner, only issues for this repository are listed.","type":"string"},"sort":{"description":"Sort field by number of matches of categories, defaults to best match","enum":["comments","reactions","reactions-+1","reactions--1","reactions-smile","reactions-thinking_face","reactions-heart","reactions-tada","interactions","created","updated"],"type":"string"}},"required":["query"],"type":"object"}`),
 	SchemaHash:  "sha256:6bcf0f5c29f79d44305ddd1b7e44f2f6caeffa5bd7988480bfeae7af6d9694a9",
+	Server:      "github/",
 }
 
 // NewSearchIssues returns the "search_issues" tool over c. Call takes
@@ -3354,6 +3446,7 @@ var SearchOrgsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"order":{"description":"Sort order","enum":["asc","desc"],"type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"query":{"description":"Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.","type":"string"},"sort":{"description":"Sort field by category","enum":["followers","repositories","joined"],"type":"string"}},"required":["query"],"type":"object"}`),
 	SchemaHash:  "sha256:9e11fd1b9c53c04cf92e9b53b1c94ce53f600f3e01ee988e93e1197a05f3a985",
+	Server:      "github/",
 }
 
 // NewSearchOrgs returns the "search_orgs" tool over c. Call takes
@@ -3380,6 +3473,7 @@ var SearchPullRequestsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"fields":{"description":"Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.","items":{"enum":["number","title","body","state","state_reason","draft","locked","html_url","user","author_association","labels","assignee","assignees","milestone","comments","reactions","created_at","updated_at","closed_at","closed_by","pull_request","repository_url"],"type":"string"},"type":"array"},"order":{"description":"Sort order","enum":["asc","desc"],"type":"string"},"owner":{"description":"Optional repository owner. If provided with repo, only pull requests for this repository are listed.","type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"query":{"description":"Search query using GitHub pull request search syntax","type":"string"},"repo":{"description":"Optional repository name. If provided with owner, only pull requests for this repository are listed.","type":"string"},"sort":{"description":"Sort field by number of matches of categories, defaults to best match","enum":["comments","reactions","reactions-+1","reactions--1","reactions-smile","reactions-thinking_face","reactions-heart","reactions-tada","interactions","created","updated"],"type":"string"}},"required":["query"],"type":"object"}`),
 	SchemaHash:  "sha256:2d95944f82fc376cf8c5554374c69413f3df5637612c028c4d60edee58c38a5e",
+	Server:      "github/",
 }
 
 // NewSearchPullRequests returns the "search_pull_requests" tool over c. Call
@@ -3406,6 +3500,7 @@ var SearchRepositoriesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"minimal_output":{"default":true,"description":"Return minimal repository information (default: true). When false, returns full GitHub API repository objects.","type":"boolean"},"order":{"description":"Sort order","enum":["asc","desc"],"type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"query":{"description":"Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.","type":"string"},"sort":{"description":"Sort repositories by field, defaults to best match","enum":["stars","forks","help-wanted-issues","updated"],"type":"string"}},"required":["query"],"type":"object"}`),
 	SchemaHash:  "sha256:64da6f41a4a312fab692d273f5fc1a60142db8452d01fde311c24c7c5ce762b6",
+	Server:      "github/",
 }
 
 // NewSearchRepositories returns the "search_repositories" tool over c. Call
@@ -3432,6 +3527,7 @@ var SearchUsersDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"order":{"description":"Sort order","enum":["asc","desc"],"type":"string"},"page":{"description":"Page number for pagination (min 1)","minimum":1,"type":"number"},"perPage":{"description":"Results per page for pagination (min 1, max 100)","maximum":100,"minimum":1,"type":"number"},"query":{"description":"User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.","type":"string"},"sort":{"description":"Sort users by number of followers or repositories, or when the person joined GitHub.","enum":["followers","repositories","joined"],"type":"string"}},"required":["query"],"type":"object"}`),
 	SchemaHash:  "sha256:ff527fa39882f7814a2a610592a2d0705bcbb3fe2e5ece09ca960d717e91afeb",
+	Server:      "github/",
 }
 
 // NewSearchUsers returns the "search_users" tool over c. Call takes
@@ -3457,6 +3553,7 @@ var SetIssueFieldsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"fields":{"description":"Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.","items":{"properties":{"confidence":{"description":"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"date_value":{"description":"The value to set for a date field (ISO 8601 date string)","type":"string"},"delete":{"description":"Set to true to delete this field value","type":"boolean"},"field_id":{"description":"The GraphQL node ID of the issue field","type":"string"},"is_suggestion":{"description":"If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.","type":"boolean"},"number_value":{"description":"The value to set for a number field","type":"number"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).","maxLength":280,"type":"string"},"single_select_option_id":{"description":"The GraphQL node ID of the option to set for a single select field","type":"string"},"text_value":{"description":"The value to set for a text field","type":"string"}},"required":["field_id"],"type":"object"},"minItems":1,"type":"array"},"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","fields"],"type":"object"}`),
 	SchemaHash:  "sha256:5ecf5a9113683828d6c729871a5cbb17d82cdbd8f547f25c6a2eabeb617e7657",
+	Server:      "github/",
 }
 
 // NewSetIssueFields returns the "set_issue_fields" tool over c. Call takes
@@ -3483,6 +3580,7 @@ var StarRepositoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:37a18f3e143fec27e210e37ccac58d064ee4ca3fcbeda55b032cf0a9a1a25a10",
+	Server:      "github/",
 }
 
 // NewStarRepository returns the "star_repository" tool over c. Call takes
@@ -3509,6 +3607,7 @@ var SubIssueWriteDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage("{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the parent issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform on a single sub-issue\\nOptions are:\\n- 'add' - add a sub-issue to a parent issue in a GitHub repository.\\n- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.\\n- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.\\nWrites issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.\\n\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"When true, replaces the sub-issue's current parent issue. Use with 'add' method only.\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}"),
 	SchemaHash:  "sha256:b1c7de1163b91158b0ae91340bf65fd8b27c7a6ac83e7104d39409d81878d145",
+	Server:      "github/",
 }
 
 // NewSubIssueWrite returns the "sub_issue_write" tool over c. Call takes
@@ -3534,6 +3633,7 @@ var SubmitPendingPullRequestReviewDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The review body text (optional)","type":"string"},"event":{"description":"The review action to perform","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber","event"],"type":"object"}`),
 	SchemaHash:  "sha256:98d677e21649d966764e14d69c4398fc0f7731beb395bc4d83e34ab84b0fb962",
+	Server:      "github/",
 }
 
 // NewSubmitPendingPullRequestReview returns the
@@ -3561,6 +3661,7 @@ var UIGetDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"method":{"description":"The type of data to fetch","enum":["labels","assignees","milestones","issue_types","branches","issue_fields","reviewers"],"type":"string"},"owner":{"description":"Repository owner (required for all methods)","type":"string"},"repo":{"description":"Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)","type":"string"}},"required":["method","owner"],"type":"object"}`),
 	SchemaHash:  "sha256:2c08a2771b2920fafb103be2126dd850fcf528efbdd1ad80b7b5907410aaa38f",
+	Server:      "github/",
 }
 
 // NewUIGet returns the "ui_get" tool over c. Call takes UIGetInput and returns
@@ -3586,6 +3687,7 @@ var UnresolveReviewThreadDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"threadID":{"description":"The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)","type":"string"}},"required":["threadID"],"type":"object"}`),
 	SchemaHash:  "sha256:4f3c600614f266a84e5b8c7f5b63dc97aab146a7117f56c4d5ef8bcf55174658",
+	Server:      "github/",
 }
 
 // NewUnresolveReviewThread returns the "unresolve_review_thread" tool over c.
@@ -3612,6 +3714,7 @@ var UnstarRepositoryDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"}`),
 	SchemaHash:  "sha256:37a18f3e143fec27e210e37ccac58d064ee4ca3fcbeda55b032cf0a9a1a25a10",
+	Server:      "github/",
 }
 
 // NewUnstarRepository returns the "unstar_repository" tool over c. Call takes
@@ -3638,6 +3741,7 @@ var UpdateGistDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"content":{"description":"Content for the file","type":"string"},"description":{"description":"Updated description of the gist","type":"string"},"filename":{"description":"Filename to update or create","type":"string"},"gist_id":{"description":"ID of the gist to update","type":"string"}},"required":["gist_id","filename","content"],"type":"object"}`),
 	SchemaHash:  "sha256:219a059b9ada6f0ff8b1daf1b8648eab184f24c7e6ee92fbc210207199690474",
+	Server:      "github/",
 }
 
 // NewUpdateGist returns the "update_gist" tool over c. Call takes
@@ -3663,6 +3767,7 @@ var UpdateIssueAssigneesDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"assignees":{"description":"GitHub usernames to assign to this issue.","items":{"oneOf":[{"description":"GitHub username","type":"string"},{"properties":{"confidence":{"description":"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"is_suggestion":{"description":"If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.","type":"boolean"},"login":{"description":"GitHub username","type":"string"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').","maxLength":280,"type":"string"}},"required":["login"],"type":"object"}]},"type":"array"},"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","assignees"],"type":"object"}`),
 	SchemaHash:  "sha256:4da2234246b2efab5038b4836516e00857968b373d9b7943998f422fc6b08347",
+	Server:      "github/",
 }
 
 // NewUpdateIssueAssignees returns the "update_issue_assignees" tool over c.
@@ -3688,6 +3793,7 @@ var UpdateIssueBodyDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The new body content for the issue","type":"string"},"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","body"],"type":"object"}`),
 	SchemaHash:  "sha256:36d38d3a540595443f1ad52193a92c15caf8576dc48614050a372c3ee5aaa7c5",
+	Server:      "github/",
 }
 
 // NewUpdateIssueBody returns the "update_issue_body" tool over c. Call takes
@@ -3713,6 +3819,7 @@ var UpdateIssueLabelsDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"labels":{"description":"Labels to apply to this issue.","items":{"oneOf":[{"description":"Label name","type":"string"},{"properties":{"confidence":{"description":"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"is_suggestion":{"description":"If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.","type":"boolean"},"name":{"description":"Label name","type":"string"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).","maxLength":280,"type":"string"}},"required":["name"],"type":"object"}]},"type":"array"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","labels"],"type":"object"}`),
 	SchemaHash:  "sha256:93088210cbc6dc16576e15736ba8c809d4a6b587394da94813f7107c08d9190e",
+	Server:      "github/",
 }
 
 // NewUpdateIssueLabels returns the "update_issue_labels" tool over c. Call
@@ -3738,6 +3845,7 @@ var UpdateIssueMilestoneDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"milestone":{"description":"The milestone number to set on the issue","minimum":1,"type":"integer"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","milestone"],"type":"object"}`),
 	SchemaHash:  "sha256:e051847fe3ab68da5df7bbf563806979eff78aa4436a911879acc28cecfa2809",
+	Server:      "github/",
 }
 
 // NewUpdateIssueMilestone returns the "update_issue_milestone" tool over c.
@@ -3763,6 +3871,7 @@ var UpdateIssueStateDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"confidence":{"description":"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"duplicate_of":{"description":"The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.","minimum":1,"type":"number"},"is_suggestion":{"description":"If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.","type":"boolean"},"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).","maxLength":280,"type":"string"},"repo":{"description":"Repository name","type":"string"},"state":{"description":"The new state for the issue","enum":["open","closed"],"type":"string"},"state_reason":{"description":"The reason for the state change (only for closed state)","enum":["completed","not_planned","duplicate"],"type":"string"}},"required":["owner","repo","issue_number","state"],"type":"object"}`),
 	SchemaHash:  "sha256:a40387c9ffae46592c035a3d43390a8b40508df1ca2044a8567e0491e3c6b572",
+	Server:      "github/",
 }
 
 // NewUpdateIssueState returns the "update_issue_state" tool over c. Call takes
@@ -3788,6 +3897,7 @@ var UpdateIssueTitleDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"title":{"description":"The new title for the issue","type":"string"}},"required":["owner","repo","issue_number","title"],"type":"object"}`),
 	SchemaHash:  "sha256:36303078d26d8b27334bd1844abf97b19ba3401a4693de4dd637c6528dc48479",
+	Server:      "github/",
 }
 
 // NewUpdateIssueTitle returns the "update_issue_title" tool over c. Call takes
@@ -3813,6 +3923,7 @@ var UpdateIssueTypeDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"confidence":{"description":"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.","enum":["LOW","MEDIUM","HIGH"],"type":"string"},"is_suggestion":{"description":"If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.","type":"boolean"},"issue_number":{"description":"The issue number to update","minimum":1,"type":"number"},"issue_type":{"anyOf":[{"minLength":1,"type":"string"},{"type":"null"}],"description":"The issue type to set, or null to remove the current type"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"rationale":{"description":"One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).","maxLength":280,"type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","issue_number","issue_type"],"type":"object"}`),
 	SchemaHash:  "sha256:6c8207441cfe4c335de7d70b859531a0185be65d4a7bec336fdfffa07a379715",
+	Server:      "github/",
 }
 
 // NewUpdateIssueType returns the "update_issue_type" tool over c. Call takes
@@ -3839,6 +3950,7 @@ var UpdatePullRequestDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"base":{"description":"New base branch name","type":"string"},"body":{"description":"New description","type":"string"},"draft":{"description":"Mark pull request as draft (true) or ready for review (false)","type":"boolean"},"maintainer_can_modify":{"description":"Allow maintainer edits","type":"boolean"},"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number to update","type":"number"},"repo":{"description":"Repository name","type":"string"},"reviewers":{"description":"GitHub usernames or ORG/team-slug team reviewers to request reviews from","items":{"type":"string"},"type":"array"},"state":{"description":"New state","enum":["open","closed"],"type":"string"},"title":{"description":"New title","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:981d575deb51b376dd0cfecf14e284ca294b997cb16ce15018ed108168de09e6",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequest returns the "update_pull_request" tool over c. Call
@@ -3864,6 +3976,7 @@ var UpdatePullRequestBodyDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"body":{"description":"The new body content for the pull request","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber","body"],"type":"object"}`),
 	SchemaHash:  "sha256:482fe272ddeb80e933f177c40d56aceaef3a267063b78d909e14cfb25b34fcf7",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequestBody returns the "update_pull_request_body" tool over c.
@@ -3890,6 +4003,7 @@ var UpdatePullRequestBranchDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"expectedHeadSha":{"description":"The expected SHA of the pull request's HEAD ref","type":"string"},"owner":{"description":"Repository owner","type":"string"},"pullNumber":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber"],"type":"object"}`),
 	SchemaHash:  "sha256:0bde81845fb26fb9b0230c8abc955b5f75ace0e377a5083bc324e7a5572ae812",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequestBranch returns the "update_pull_request_branch" tool
@@ -3916,6 +4030,7 @@ var UpdatePullRequestDraftStateDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"draft":{"description":"Set to true to convert to draft, false to mark as ready for review","type":"boolean"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pullNumber","draft"],"type":"object"}`),
 	SchemaHash:  "sha256:dfdafda1998cd05d5a4090a255b921c313865a9899d5ec1fafb5cc94b8bdf2e2",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequestDraftState returns the "update_pull_request_draft_state"
@@ -3942,6 +4057,7 @@ var UpdatePullRequestStateDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"state":{"description":"The new state for the pull request","enum":["open","closed"],"type":"string"}},"required":["owner","repo","pullNumber","state"],"type":"object"}`),
 	SchemaHash:  "sha256:9c6af56c6dcf2180b243ecfd7ce836631f4f56a9d500bbd71c234f4df54decb7",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequestState returns the "update_pull_request_state" tool over
@@ -3967,6 +4083,7 @@ var UpdatePullRequestTitleDescriptor = mcpruntime.Descriptor{
 	},
 	InputSchema: json.RawMessage(`{"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pullNumber":{"description":"The pull request number","minimum":1,"type":"number"},"repo":{"description":"Repository name","type":"string"},"title":{"description":"The new title for the pull request","type":"string"}},"required":["owner","repo","pullNumber","title"],"type":"object"}`),
 	SchemaHash:  "sha256:26a447f797e713d1887245eef45dfef78758337bb558211071418f17c8518699",
+	Server:      "github/",
 }
 
 // NewUpdatePullRequestTitle returns the "update_pull_request_title" tool over

@@ -178,6 +178,7 @@ var AddObservationsDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"observations":{"type":"array","items":{"type":"object","properties":{"entityName":{"type":"string","description":"The name of the entity to add the observations to"},"contents":{"type":"array","items":{"type":"string"},"description":"An array of observation contents to add"}},"required":["entityName","contents"]}}},"required":["observations"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{"entityName":{"type":"string"},"addedObservations":{"type":"array","items":{"type":"string"}}},"required":["entityName","addedObservations"],"additionalProperties":false}}},"required":["results"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:b711aef1cf8d967dbe329b8c3e54da413e4f687aa93ac0c85fec4495b1453826",
+	Server:       "memory/memory-server",
 }
 
 // NewAddObservations returns the "add_observations" tool over c. Call takes
@@ -204,6 +205,7 @@ var CreateEntitiesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"]}}},"required":["entities"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"],"additionalProperties":false}}},"required":["entities"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:87500613a4fb42cd1fdd1461b1f3818fb36ebcc09fd8f115279efa27b32af5a1",
+	Server:       "memory/memory-server",
 }
 
 // NewCreateEntities returns the "create_entities" tool over c. Call takes
@@ -230,6 +232,7 @@ var CreateRelationsDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"]}}},"required":["relations"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"],"additionalProperties":false}}},"required":["relations"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:bf3f16f631d71f00ec070f506ec97212694e5ac93cd85ab2bf33fa01911e9091",
+	Server:       "memory/memory-server",
 }
 
 // NewCreateRelations returns the "create_relations" tool over c. Call takes
@@ -256,6 +259,7 @@ var DeleteEntitiesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entityNames":{"type":"array","items":{"type":"string"},"description":"An array of entity names to delete"}},"required":["entityNames"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"success":{"type":"boolean"},"message":{"type":"string"}},"required":["success","message"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:84a60592a3ea72595366749dc8c10da83fe7afc3a42a7366e2f375ff2e5044f9",
+	Server:       "memory/memory-server",
 }
 
 // NewDeleteEntities returns the "delete_entities" tool over c. Call takes
@@ -282,6 +286,7 @@ var DeleteObservationsDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"deletions":{"type":"array","items":{"type":"object","properties":{"entityName":{"type":"string","description":"The name of the entity containing the observations"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observations to delete"}},"required":["entityName","observations"]}}},"required":["deletions"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"success":{"type":"boolean"},"message":{"type":"string"}},"required":["success","message"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:3863816dd5d3d3e87c4016abdb96e9e29f8bcc5c5113c6c2eb89ebec2e8a36db",
+	Server:       "memory/memory-server",
 }
 
 // NewDeleteObservations returns the "delete_observations" tool over c. Call
@@ -308,6 +313,7 @@ var DeleteRelationsDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"]},"description":"An array of relations to delete"}},"required":["relations"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"success":{"type":"boolean"},"message":{"type":"string"}},"required":["success","message"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:6d9220b1622387d41601b1b369f3ea1e99e45a6203efd83736ac33c7b1e01426",
+	Server:       "memory/memory-server",
 }
 
 // NewDeleteRelations returns the "delete_relations" tool over c. Call takes
@@ -334,6 +340,7 @@ var OpenNodesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"An array of entity names to retrieve"}},"required":["names"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"],"additionalProperties":false}},"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"],"additionalProperties":false}}},"required":["entities","relations"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:a63ff498c2641932ed7f5b7f7f03d4c02d7bfd4c39e20175438086b3e617923c",
+	Server:       "memory/memory-server",
 }
 
 // NewOpenNodes returns the "open_nodes" tool over c. Call takes OpenNodesInput
@@ -360,6 +367,7 @@ var ReadGraphDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"],"additionalProperties":false}},"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"],"additionalProperties":false}}},"required":["entities","relations"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:5328f4ae55d9f3e27f1abf8b01aa587fdc50f2e5db6726118aea42cedd887e5c",
+	Server:       "memory/memory-server",
 }
 
 // NewReadGraph returns the "read_graph" tool over c. Call takes ReadGraphInput
@@ -386,6 +394,7 @@ var SearchNodesDescriptor = mcpruntime.Descriptor{
 	InputSchema:  json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"query":{"type":"string","description":"The search query to match against entity names, types, and observation content"}},"required":["query"]}`),
 	OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"],"additionalProperties":false}},"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"],"additionalProperties":false}}},"required":["entities","relations"],"additionalProperties":false}`),
 	SchemaHash:   "sha256:3161f2ecf0c62e0e6900e312ae0d332bd2276a39096432c043f890203b03f6a5",
+	Server:       "memory/memory-server",
 }
 
 // NewSearchNodes returns the "search_nodes" tool over c. Call takes
