@@ -36,8 +36,13 @@ type builder struct {
 	// unions memoizes the analysis of unions that are variants of other
 	// unions (nil while one is being analysed).
 	unions map[*node]*variantInfo
-	// flattening holds the unions whose variants flatten is listing.
+	// flattening holds the unions whose variants flatten is listing;
+	// flat memoizes what it lists for each.
 	flattening map[*node]bool
+	flat       map[*node][]*node
+	// splits holds the parts of inner unions that flatten made unions of
+	// their own, with their types once built.
+	splits map[*node]*refEntry
 }
 
 type refKey struct {
@@ -61,7 +66,7 @@ func Build(schemas []*Schema) ([]*Root, []*Error) {
 	built := make([]*builder, len(schemas))
 	roots := make([]*Root, len(schemas))
 	par.Do(len(schemas), func(i int) {
-		b := &builder{refs: map[refKey]*refEntry{}, unions: map[*node]*variantInfo{}, flattening: map[*node]bool{}}
+		b := &builder{refs: map[refKey]*refEntry{}, unions: map[*node]*variantInfo{}, flattening: map[*node]bool{}, flat: map[*node][]*node{}, splits: map[*node]*refEntry{}}
 		roots[i] = b.root(schemas[i])
 		built[i] = b
 	})

@@ -1,8 +1,10 @@
 package ir
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFalseIsAConstraint: the schema false, wherever it only restricts,
@@ -142,5 +144,45 @@ func TestUnionNulls(t *testing.T) {
 		if f.Nullable != tc.nullable {
 			t.Errorf("%s: nullable %v, want %v", tc.schema, f.Nullable, tc.nullable)
 		}
+	}
+}
+
+// TestNestedUnionsStayLinear: unions that refer to each other twice over
+// (a chain of anyOf and oneOf, each of the next one twice) are analysed,
+// flattened and built once each, not once per path to them.
+func TestNestedUnionsStayLinear(t *testing.T) {
+	const n = 40
+	var defs []string
+	for i := range n {
+		key, next, other := "anyOf", fmt.Sprintf(`{"$ref":"#/$defs/d%d"}`, i+1), ""
+		if i%2 == 1 {
+			key = "oneOf"
+		}
+		other = next
+		if i == n-1 {
+			next, other = `{"type":"string"}`, `{"type":"integer"}`
+		}
+		defs = append(defs, fmt.Sprintf(`"d%d":{%q:[%s,%s]}`, i, key, next, other))
+	}
+	done := make(chan *Type)
+	doc := `{"type":"object","$defs":{` + strings.Join(defs, ",") + `},"properties":{"v":{"$ref":"#/$defs/d0"}}}`
+	go func() {
+		roots, errs := Build([]*Schema{{Tool: "t", Bare: "t", Role: "Input", Data: []byte(doc), File: "f.json"}})
+		if len(errs) > 0 || len(roots) != 1 {
+			done <- nil
+			return
+		}
+		done <- roots[0].Type
+	}()
+	select {
+	case root := <-done:
+		if root == nil {
+			t.Fatal("the chain does not build")
+		}
+		if got := len(Named(root, map[*Type]bool{})); got > 10*n {
+			t.Errorf("%d named types for %d unions", got, n)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("building a chain of unions takes time exponential in its length")
 	}
 }

@@ -163,9 +163,9 @@ func (b *builder) analyseUnion(d *doc, vi *variantInfo, key string, depth int) (
 			return nil, problem
 		}
 		if sub.union != "" {
-			vi.leaves = append(vi.leaves, sub.leaves...)
+			vi.leaves = addLeaves(vi.leaves, sub.leaves...)
 		} else {
-			vi.leaves = append(vi.leaves, sub)
+			vi.leaves = addLeaves(vi.leaves, sub)
 		}
 		switch {
 		case sub.never:
@@ -268,11 +268,17 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			// every value it accepts invalid, which trying the variants
 			// reports).
 			if r, ok := b.follow(d, v); ok {
-				if c := r.Canonical(); seen[c] {
-					continue
-				} else {
-					seen[c] = true
+				c := "\x00" + strconv.Itoa(len(seen))
+				if _, split := b.splits[r]; !split {
+					// By text for what the schema wrote; a part flatten
+					// made, whose text can be as large as the unions it
+					// came from, is listed once already (by identity).
+					c = r.Canonical()
 				}
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
 			}
 		}
 		vn := v
@@ -404,7 +410,18 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		if hasBase {
 			node = vi.resolved
 		}
-		vt, vn := b.build(d, node, t, segs[i], depth+1)
+		var vt *Type
+		var vn bool
+		if e, split := b.splits[node]; e != nil {
+			vt, vn = e.t, e.nullable
+		} else {
+			vt, vn = b.build(d, node, t, segs[i], depth+1)
+			if split {
+				// A part of an inner union is built once, wherever it is
+				// reached, as a $ref is.
+				b.splits[node] = &refEntry{t: vt, nullable: vn}
+			}
+		}
 		if vn {
 			nulls++
 		}
@@ -441,6 +458,20 @@ func (b *builder) flatten(d *doc, vs []*node, key string, depth int) []*node {
 		leaves[i] = b.leaves(d, v, depth)
 	}
 	var out []*node
+	seen := map[*node]bool{}
+	add := func(ns ...*node) {
+		for _, n := range ns {
+			// One schema twice adds nothing to an anyOf; listing it once
+			// keeps unions that refer to each other from doubling.
+			if r, ok := b.follow(d, n); key == "anyOf" && ok {
+				if seen[r] {
+					continue
+				}
+				seen[r] = true
+			}
+			out = append(out, n)
+		}
+	}
 	for i, v := range vs {
 		r, ok := b.follow(d, v)
 		inner := ""
@@ -448,21 +479,37 @@ func (b *builder) flatten(d *doc, vs []*node, key string, depth int) []*node {
 			inner = pureUnion(r)
 		}
 		if inner == "" || depth >= MaxDepth || b.flattening[r] {
-			out = append(out, v)
+			add(v)
 			continue
 		}
-		b.flattening[r] = true // a union that contains itself stays whole
-		sub := b.flatten(d, r.get(inner).arr, inner, depth+1)
-		delete(b.flattening, r)
+		sub, done := b.flat[r]
+		if !done {
+			b.flattening[r] = true // a union that contains itself stays whole
+			sub = b.flatten(d, r.get(inner).arr, inner, depth+1)
+			delete(b.flattening, r)
+			b.flat[r] = sub
+		}
 		var siblings []*variantInfo
 		for j := range vs {
 			if j != i {
-				siblings = append(siblings, leaves[j]...)
+				siblings = addLeaves(siblings, leaves[j]...)
 			}
 		}
-		out = append(out, b.splice(d, v, r, inner, sub, key, siblings, depth)...)
+		add(b.splice(d, v, r, inner, sub, key, siblings, depth)...)
 	}
 	return out
+}
+
+// addLeaves adds the leaves not in to already (one schema reached through
+// several $refs is one leaf), so that their number stays that of the
+// schemas, however the unions refer to each other.
+func addLeaves(to []*variantInfo, ls ...*variantInfo) []*variantInfo {
+	for _, l := range ls {
+		if !slices.ContainsFunc(to, func(x *variantInfo) bool { return x.resolved == l.resolved }) {
+			to = append(to, l)
+		}
+	}
+	return to
 }
 
 // leaves are the variants a union variant v stands for (itself when it is
@@ -528,7 +575,9 @@ func (b *builder) splice(d *doc, v, r *node, inner string, sub []*node, key stri
 		for _, j := range idx {
 			part.arr = append(part.arr, sub[j])
 		}
-		out = append(out, &node{kind: 'o', keys: []string{inner}, obj: map[string]*node{inner: part}, ptr: arr.ptr})
+		split := &node{kind: 'o', keys: []string{inner}, obj: map[string]*node{inner: part}, ptr: arr.ptr}
+		b.splits[split] = nil
+		out = append(out, split)
 	}
 	return out
 }
