@@ -270,7 +270,8 @@ type Schema struct {
 	Strip []string
 	// InputExtras keeps an AdditionalProperties field on every open input
 	// object (config inputExtras); without it an input object has one only
-	// when the schema constrains undeclared members.
+	// when the schema constrains undeclared members or it is an open
+	// variant of a oneOf told apart by trying the variants.
 	InputExtras bool
 	// CheckFormats makes Validate check the common formats (config
 	// checkFormats).
