@@ -73,18 +73,27 @@
 //     values that normalise to the same name, get <Type>Value<index>
 //     instead, index being the value's position in the schema's enum. Mixed
 //     or boolean enums stay raw JSON or bool, checked by Validate.
-//   - A required member with a scalar const has no Go field: MarshalJSON
-//     always sends it and decoding checks it. Other consts are checked.
+//   - A required member with a const other than null (scalar, object or
+//     array) has no Go field: MarshalJSON always sends it and decoding
+//     checks it. Other consts are checked too: an object or array const
+//     is raw JSON compared by value (members in any order, numbers by
+//     value: 1 is 1.0), a scalar one on its Go type. A const other than
+//     null, or an enum that does not list null, refuses null whatever
+//     the type keyword allows.
 //   - Objects with properties → named structs (<Tool>Input<Prop>...,
 //     <...>Item for array elements, <...>Value for map values). Undeclared
 //     members of an open output object are kept in AdditionalProperties,
 //     typed when additionalProperties is a schema, so a round trip loses
 //     nothing. An open input object has that field only when its schema
 //     constrains undeclared members (an additionalProperties schema,
-//     patternProperties, min/maxProperties) or Config.InputExtras is set;
-//     otherwise decoding ignores them (Go callers never fill such a field,
-//     and a model's arguments are sent as written). An object without
-//     properties → map[string]T.
+//     patternProperties, min/maxProperties, dependentRequired,
+//     dependentSchemas false, propertyNames false, not, if), when it is
+//     an open variant of a oneOf told apart by trying the variants (there
+//     an undeclared member can decide the variant), or Config.InputExtras
+//     is set; otherwise decoding ignores them (Go callers never fill such
+//     a field, and a model's arguments are sent as written). Other union
+//     variants follow the same rule. An object without properties →
+//     map[string]T.
 //   - Structurally identical inline objects of one input (the memory
 //     server's five entity schemas) become one named type, named by the
 //     segments every copy's name ends with (EntitiesItem) when that is
@@ -100,20 +109,29 @@
 //     As<V> and Set<V> methods, MarshalJSON/UnmarshalJSON, and Validate
 //     reporting a zero value (no variant set). A variant that is itself a
 //     oneOf/anyOf (directly or through a $ref) is flattened into the outer
-//     union; a duplicate variant of an anyOf is dropped. Variants are told
-//     apart by JSON type, then, among objects, by a const member every
-//     variant requires, or by a required member unique to each variant
-//     (for oneOf, an object with more than one such member is a
-//     violation). Variants of one JSON type that none of these tells apart
+//     union only where that keeps which values are valid: anyOf in anyOf,
+//     a union of one variant, inner variants no value matches two of
+//     (different JSON types, consts or enums without a common value,
+//     objects one of which requires a member the other refuses), and
+//     oneOf in oneOf when no inner variant overlaps an outer sibling.
+//     Otherwise it stays one variant, a union type of its own, after
+//     being split by JSON type (its string variants may join the outer
+//     union while its object variants stay together). A variant that is
+//     the schema false is left out; a duplicate variant of an anyOf is
+//     dropped. Variants are told apart by JSON type, then, among objects,
+//     by a const member every variant requires, or by a required member
+//     unique to each variant (an object with several such members is
+//     decided by trying those variants). Variants of one JSON type that
+//     none of these tells apart, and a group holding a union of its own,
 //     are tried in a documented order, the most specific first (objects:
 //     more required members, then closed before open, then more declared
 //     properties; other types: more constraint keywords; then schema
 //     order): each decodes and validates the value on its own, anyOf takes
-//     the first that accepts it, and oneOf needs exactly one to. Object
-//     variants keep undeclared members, which can decide the variant. A
-//     oneOf/anyOf of consts is an enum. A union with a variant that does
-//     not say its JSON type → json.RawMessage, with a comment saying why;
-//     such values are not checked.
+//     the first that accepts it, and oneOf needs exactly one to. Null is
+//     valid for a oneOf when exactly one variant allows it, for an anyOf
+//     when any does. A oneOf/anyOf of consts is an enum. A union with a
+//     variant that does not say its JSON type → json.RawMessage, with a
+//     comment saying why; such values are not checked.
 //   - allOf → merged into one schema (properties and required united,
 //     bounds tightened, several patterns all checked). Parts that cannot
 //     be merged → json.RawMessage with the reason.
@@ -132,10 +150,23 @@
 //     each subschema becomes an unexported type whose generated decoder and
 //     validator decide whether the value (its JSON encoding) matches; a
 //     subschema that generated code cannot check exactly, and
-//     patternProperties, dependentSchemas and propertyNames on a struct,
-//     still compile and are documented on the type as not checked. format is documented;
-//     with Config.CheckFormats, Validate checks date, date-time, email, uri
-//     and uuid (mcpimpl.ValidFormat).
+//     patternProperties, dependentSchemas (but for true and false values)
+//     and propertyNames on a struct, still compile and are documented on
+//     the type as not checked. format is documented; with
+//     Config.CheckFormats, Validate checks date and date-time (RFC 3339,
+//     leap seconds at the end of a month), email (an RFC 5321 mailbox,
+//     quoted local parts included), uri (an RFC 3986 URI) and uuid (RFC
+//     9562) by their grammars (mcpimpl.ValidFormat).
+//   - The schema false is a constraint wherever it only restricts:
+//     items after prefixItems, a prefixItems element, items, a
+//     property (which must then be absent), additionalProperties (a
+//     closed object), propertyNames (no member), not (nothing),
+//     contains, if/then/else, dependentSchemas (the member must be
+//     absent), a $ref, an allOf part (as is an allOf whose parts share
+//     no type) and a union variant (left out). Where a value must be (a
+//     required member, the root), the tool is still generated: its
+//     type's doc says no value satisfies the schema, and Validate always
+//     fails, saying why.
 //   - Outputs (tool outputs, resource contents) decode tolerantly, so that
 //     bindings survive a compatible server release: a closed output object
 //     keeps undeclared members in AdditionalProperties, and an output enum

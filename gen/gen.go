@@ -74,16 +74,18 @@ type Config struct {
 	// InputExtras gives every open input object an AdditionalProperties
 	// field (config inputExtras). Without it an input struct has one only
 	// when its schema constrains undeclared members (an
-	// additionalProperties schema, patternProperties, min/maxProperties);
-	// other undeclared members are ignored when decoding.
+	// additionalProperties schema, patternProperties, min/maxProperties,
+	// dependentRequired, dependentSchemas false, propertyNames false, not,
+	// if) or it is an open variant of a oneOf told apart by trying the
+	// variants; other undeclared members are ignored when decoding.
 	InputExtras bool
 	// KeepShapesApart turns off sharing (config keepShapesApart):
 	// otherwise structurally identical inline objects of one input become
 	// one named type (see ir.Share).
 	KeepShapesApart bool
 	// CheckFormats makes Validate check the formats date, date-time,
-	// email, uri and uuid (config checkFormats); otherwise format is
-	// documented, not checked.
+	// email, uri and uuid by their RFCs' grammars (config checkFormats,
+	// mcpimpl.ValidFormat); otherwise format is documented, not checked.
 	CheckFormats bool
 }
 

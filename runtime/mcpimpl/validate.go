@@ -6,13 +6,10 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"net/mail"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
@@ -232,51 +229,6 @@ func QuoteList(values ...string) string {
 func Has[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
-}
-
-// Formats lists the format names ValidFormat checks; generated code checks
-// them only when generation asked for it (config checkFormats).
-var Formats = []string{"date", "date-time", "email", "uri", "uuid"}
-
-// ValidFormat reports whether s is valid for the JSON Schema format name:
-// date and date-time as in RFC 3339 (leap seconds are refused), email as
-// an addr-spec of RFC 5322 without a display name, uri an absolute URI,
-// uuid the 8-4-4-4-12 hex form. Other names are always valid.
-func ValidFormat(name, s string) bool {
-	switch name {
-	case "date":
-		_, err := time.Parse(time.DateOnly, s)
-		return err == nil
-	case "date-time":
-		if len(s) < 20 || (s[10] != 'T' && s[10] != 't') {
-			return false
-		}
-		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
-		return err == nil
-	case "email":
-		a, err := mail.ParseAddress(s)
-		return err == nil && a.Name == "" && a.Address == s && len(s) <= 254
-	case "uri":
-		u, err := url.Parse(s)
-		return err == nil && u.IsAbs()
-	case "uuid":
-		if len(s) != 36 {
-			return false
-		}
-		for i := range len(s) {
-			c := s[i]
-			switch {
-			case i == 8 || i == 13 || i == 18 || i == 23:
-				if c != '-' {
-					return false
-				}
-			case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
-			default:
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // Matches reports whether the JSON encoding of v is accepted by accept, the

@@ -474,7 +474,27 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 		lines = append(lines, "")
 		lines = append(lines, t.Notes...)
 	}
+	if why := unsatisfiable(t); why != "" {
+		lines = append(lines, "", "No value satisfies this schema: "+why+", so Validate always fails"+
+			map[bool]string{true: " and the tool cannot be called.", false: "."}[t.Root != nil && t.Root.Schema.Role == "Input"])
+	}
 	return comment(lines...)
+}
+
+// unsatisfiable says why no value of t can be valid, when t is a Never
+// type or a struct with a required member that allows no value, or "".
+func unsatisfiable(t *ir.Type) string {
+	if t.Never {
+		return t.NeverReason()
+	}
+	if t.Kind == ir.Struct {
+		for _, f := range t.Fields {
+			if f.Required && f.Type.Never {
+				return fmt.Sprintf("the member %q is required and %s", f.JSONName, strings.Replace(f.Type.NeverReason(), "the schema", "its schema", 1))
+			}
+		}
+	}
+	return ""
 }
 
 // typeRef is the Go type of t at a use site.
@@ -1028,7 +1048,9 @@ func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
 	c := &checker{e: e, owner: t.GoName}
 	out = append(out, jen.Line(), c.validateFunc(jen.Id("v").Op("*").Id(t.GoName), func(g *jen.Group) {
 		body := c.checks(t, jen.Id("x"), jen.Id("ptr"), 0, true)
-		if len(body) > 0 {
+		if t.Never {
+			addAll(g, body) // one violation, whatever the value
+		} else if len(body) > 0 {
 			g.Id("x").Op(":=").Add(underlying(t)).Call(jen.Op("*").Id("v"))
 			addAll(g, body)
 		}
@@ -1203,15 +1225,21 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 					for _, v := range vs {
 						members = append(members, strconv.Quote(v.Unique))
 					}
-					if t.OneOf {
-						c.Id("n").Op(":=").Lit(0)
-						for _, v := range vs {
-							c.If(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(jen.Id("n").Op("++"))
-						}
-						c.If(jen.Id("n").Op(">").Lit(1)).Block(
-							jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one variant: has more than one of the members "+strings.Join(members, ", "))),
-							jen.Break())
+					// A variant requires its member, so with one of the
+					// members present only that variant can match; with
+					// several, any of theirs may, and they are tried.
+					c.Id("present").Op(":=").Lit(0)
+					for _, v := range vs {
+						c.If(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(jen.Id("present").Op("++"))
 					}
+					c.If(jen.Id("present").Op(">").Lit(1)).BlockFunc(func(g *jen.Group) {
+						if refuseOthers(vs) {
+							g.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches no variant: has more than one of the members "+strings.Join(members, ", ")))
+						} else {
+							e.tryVariants(g, t, vs)
+						}
+						g.Break()
+					})
 					c.Switch().BlockFunc(func(sw *jen.Group) {
 						for _, v := range vs {
 							sw.Case(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(set(v)...)
@@ -1225,6 +1253,24 @@ func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
 		g.Op("*").Id("u").Op("=").Id("out")
 		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
 	})
+}
+
+// refuseOthers reports whether every variant of vs (told apart by a
+// required member unique to each) is a closed object that does not
+// declare the others' members, so that a value with two of them matches
+// none.
+func refuseOthers(vs []*ir.Variant) bool {
+	for _, v := range vs {
+		if v.Type.Kind != ir.Struct || !v.Type.Closed || v.Type.Extra != nil {
+			return false
+		}
+		for _, w := range vs {
+			if w != v && slices.ContainsFunc(v.Type.Fields, func(f *ir.Field) bool { return f.JSONName == w.Unique }) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // tryVariants decodes data with each variant in their try order, each
@@ -1414,7 +1460,7 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 		if t.Extra != nil {
 			if body := c.elemChecks(t.Extra, t.ExtraNullable, jen.Id("e"), jen.Lit(""), 1); len(body) > 0 {
 				g.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(rt("SortedKeys")).Call(jen.Id("v").Dot(names.ExtraField))).Block(
-					append([]jen.Code{jen.Id("e").Op(":=").Id("v").Dot(names.ExtraField).Index(jen.Id("k"))}, under(0, body, "UnderKey", jen.Id("ptr"), jen.Id("k"))...)...)
+					append(elemAt(t.Extra, jen.Id("e"), jen.Id("v").Dot(names.ExtraField), jen.Id("k")), under(0, body, "UnderKey", jen.Id("ptr"), jen.Id("k"))...)...)
 			}
 		}
 		addAll(g, c.matcherChecks(t, jen.Id("v"), jen.Id("ptr")))
@@ -1424,6 +1470,9 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 				continue // a member a closed object cannot have
 			}
 			var body []jen.Code
+			if dep.Forbidden {
+				body = append(body, jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(forbiddenMsg(dep.Member))))
+			}
 			for _, r := range dep.Requires {
 				msg := jen.Id("vs").Dot("Add").Call(jen.Id("ptr"), jen.Lit(fmt.Sprintf("member %q is required when %q is present", r, dep.Member)))
 				switch h, q := structHas(t, r); q {
@@ -1464,6 +1513,11 @@ func (e *emitter) structValidate(t *ir.Type) jen.Code {
 			addAll(g, countChecks(jen.Id("n"), t.C.MinProperties, t.C.MaxProperties, "member"))
 		}
 	})
+}
+
+// forbiddenMsg reports a member whose dependent schema is false.
+func forbiddenMsg(member string) string {
+	return fmt.Sprintf("member %q is not allowed: its dependent schema is false", member)
 }
 
 func countChecks(n jen.Code, lo, hi *int64, what string) []jen.Code {
@@ -1639,6 +1693,10 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 			out = append(out, jen.If(jen.Add(x).Op("!=").Id(cs.EnumJSON[0])).Block(add("must be "+cs.EnumJSON[0])))
 		}
 	case ir.Raw:
+		if t.Never {
+			// Whatever the value is, the schema allows none here.
+			return append(out, add("no value is allowed here: "+t.NeverReason()))
+		}
 		if t.NotNull {
 			out = append(out, jen.If(rt("JSONKind").Call(x).Op("==").Lit("null")).Block(add("unexpected null")))
 		}
@@ -1664,7 +1722,11 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		}
 		i, e := fmt.Sprintf("i%d", depth), fmt.Sprintf("e%d", depth)
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), jen.Lit(""), depth+1); len(body) > 0 {
-			out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(under(depth, body, "Under", ptr, jen.Id(i))...))
+			if t.Elem.Never {
+				out = append(out, jen.For(jen.Id(i).Op(":=").Range().Add(x)).Block(under(depth, body, "Under", ptr, jen.Id(i))...))
+			} else {
+				out = append(out, jen.For(jen.List(jen.Id(i), jen.Id(e)).Op(":=").Range().Add(x)).Block(under(depth, body, "Under", ptr, jen.Id(i))...))
+			}
 		}
 		for k, m := range t.Prefix {
 			out = append(out, jen.If(jen.Len(x).Op(">").Lit(k)).Block(
@@ -1705,6 +1767,9 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		}
 		for _, dep := range t.DepRequired {
 			var body []jen.Code
+			if dep.Forbidden {
+				body = append(body, add(forbiddenMsg(dep.Member)))
+			}
 			for _, r := range dep.Requires {
 				body = append(body, jen.If(jen.Op("!").Add(rt("Has")).Call(x, jen.Lit(r))).Block(
 					add(fmt.Sprintf("member %q is required when %q is present", r, dep.Member))))
@@ -1716,13 +1781,22 @@ func (c *checker) checks(t *ir.Type, x, ptr jen.Code, depth int, inner bool) []j
 		k, e := fmt.Sprintf("k%d", depth), fmt.Sprintf("e%d", depth)
 		if body := c.elemChecks(t.Elem, t.ElemNullable, jen.Id(e), jen.Lit(""), depth+1); len(body) > 0 {
 			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(rt("SortedKeys")).Call(x)).Block(
-				append([]jen.Code{jen.Id(e).Op(":=").Add(x).Index(jen.Id(k))}, under(depth, body, "UnderKey", ptr, jen.Id(k))...)...))
+				append(elemAt(t.Elem, jen.Id(e), x, jen.Id(k)), under(depth, body, "UnderKey", ptr, jen.Id(k))...)...))
 		}
 	}
 	if t.Kind != ir.Struct {
 		out = append(out, c.matcherChecks(t, x, ptr)...)
 	}
 	return out
+}
+
+// elemAt declares e as m[k] for the checks of a map's value, unless the
+// checks do not read it (a value no schema allows).
+func elemAt(t *ir.Type, e, m, k jen.Code) []jen.Code {
+	if t.Never {
+		return nil
+	}
+	return []jen.Code{jen.Add(e).Op(":=").Add(m).Index(k)}
 }
 
 // under wraps the checks of one element, made at pointer "", so that the

@@ -33,6 +33,16 @@ type doc struct {
 type builder struct {
 	errs []*Error
 	refs map[refKey]*refEntry
+	// unions memoizes the analysis of unions that are variants of other
+	// unions (nil while one is being analysed).
+	unions map[*node]*variantInfo
+	// flattening holds the unions whose variants flatten is listing;
+	// flat memoizes what it lists for each.
+	flattening map[*node]bool
+	flat       map[*node][]*node
+	// splits holds the parts of inner unions that flatten made unions of
+	// their own, with their types once built.
+	splits map[*node]*refEntry
 }
 
 type refKey struct {
@@ -56,7 +66,7 @@ func Build(schemas []*Schema) ([]*Root, []*Error) {
 	built := make([]*builder, len(schemas))
 	roots := make([]*Root, len(schemas))
 	par.Do(len(schemas), func(i int) {
-		b := &builder{refs: map[refKey]*refEntry{}}
+		b := &builder{refs: map[refKey]*refEntry{}, unions: map[*node]*variantInfo{}, flattening: map[*node]bool{}, flat: map[*node][]*node{}, splits: map[*node]*refEntry{}}
 		roots[i] = b.root(schemas[i])
 		built[i] = b
 	})
@@ -190,9 +200,12 @@ func (b *builder) build(d *doc, n *node, parent *Type, seg string, depth int) (*
 	if n.kind == 'o' && n.has("$ref") && onlyAnnotations(n, "$ref") {
 		return b.ref(d, n, depth)
 	}
-	if v, nullable, ok := b.singleVariant(d, n, depth); ok && d.s.Pins[n.ptr] == "" && !n.has("x-go-name") {
+	if v, nulls, key, ok := b.singleVariant(d, n, depth); ok && d.s.Pins[n.ptr] == "" && !n.has("x-go-name") {
 		t, nn := b.build(d, v, parent, seg, depth+1)
-		return t, nn || nullable
+		if nn {
+			nulls++
+		}
+		return t, nullOK(key, nulls)
 	}
 	t := &Type{Parent: parent, Segment: seg, Loc: Loc{d.s, n.ptr}}
 	t.Pinned = b.pin(d, n, n.ptr)
@@ -339,7 +352,9 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		if n.b {
 			t.RawReason = "the schema is true: any JSON value"
 		} else {
-			b.errorf(d, n.ptr, "schema false admits no value")
+			// A restriction, not an error: where a value must be, Validate
+			// reports that none is allowed.
+			never(t, "the schema is false")
 		}
 		return false
 	case 'o':
@@ -355,12 +370,17 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 	}
 	if n.has("$ref") || n.has("allOf") {
 		m, problem := b.merge(d, n, depth)
+		if why := unsatisfiable(problem); why != "" {
+			never(t, why)
+			return false
+		}
 		if problem != "" {
 			t.Kind, t.RawReason = Raw, problem
 			return false
 		}
 		n = m
 	}
+	n = booleanSubschemas(n)
 	t.Format = n.getStr("format")
 	for _, k := range []string{"not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies", "propertyNames", "contains", "unevaluatedProperties", "unevaluatedItems"} {
 		if n.has(k) {
@@ -383,16 +403,37 @@ func (b *builder) fill(d *doc, n *node, t *Type, depth int) bool {
 		}
 	}
 	if n.has("oneOf") || n.has("anyOf") {
-		return b.union(d, n, t, types, depth) || nullable
+		// The sibling type, null included, is merged into each variant,
+		// which decide whether null is valid.
+		return b.union(d, n, t, types, depth)
 	}
 	if enum := n.get("enum"); enum != nil {
-		return b.enum(d, n, enum, t, types) || nullable
+		// Null is valid when the enum lists it and the type, if any,
+		// allows it: type ["string", "null"] with an enum of strings
+		// allows no null.
+		return b.enum(d, n, enum, t, types) && (!n.has("type") || nullable)
 	}
-	if c := n.get("const"); c != nil && types == nil {
-		types = []string{c.kindName()}
+	if c := n.get("const"); c != nil {
 		if c.kind == 'z' {
 			onlyNull(t)
 			return false
+		}
+		// Any other const refuses null, whatever the type keyword says,
+		// and a const the type keyword excludes allows no value at all.
+		nullable = false
+		if k := c.kindName(); types != nil && !slices.Contains(types, k) && !(k == "integer" && slices.Contains(types, "number")) {
+			never(t, "the schema's const is not of its type")
+			return false
+		}
+		if c.kind == 'o' || c.kind == 'a' {
+			// One object or array is allowed: raw JSON compared with the
+			// const by value (members in any order, numbers by value).
+			t.Kind, t.RawReason = Raw, "the schema allows only its const value, "+c.JSON()
+			t.C = Constraints{HasConst: true, Const: c.Canonical(), ConstJSON: c.JSON()}
+			return false
+		}
+		if types == nil {
+			types = []string{c.kindName()}
 		}
 	}
 	if types == nil {
@@ -740,12 +781,13 @@ func (b *builder) object(d *doc, n *node, t *Type, depth int) {
 	}
 }
 
-// dependentRequired reads dependentRequired (and draft-07 dependencies
-// whose values are all arrays of names), which Validate then checks, and
-// drops the note saying it is not checked.
+// dependentRequired reads dependentRequired, dependentSchemas whose
+// values are all true or false (false: the member must be absent), and
+// draft-07 dependencies whose values are all arrays of names or booleans,
+// which Validate then checks, and drops the note saying it is not checked.
 func (b *builder) dependentRequired(d *doc, n *node, t *Type) []DepRequired {
 	var out []DepRequired
-	for _, k := range []string{"dependentRequired", "dependencies"} {
+	for _, k := range []string{"dependentRequired", "dependentSchemas", "dependencies"} {
 		dr := n.get(k)
 		if dr == nil || dr.kind != 'o' {
 			continue
@@ -754,7 +796,13 @@ func (b *builder) dependentRequired(d *doc, n *node, t *Type) []DepRequired {
 		ok := true
 		for _, m := range dr.keys {
 			v := dr.obj[m]
-			if v.kind != 'a' {
+			if v.kind == 'b' && k != "dependentRequired" {
+				if !v.b {
+					deps = append(deps, DepRequired{Member: m, Forbidden: true})
+				}
+				continue
+			}
+			if v.kind != 'a' || k == "dependentSchemas" {
 				ok = false
 				break
 			}
@@ -804,7 +852,7 @@ func (b *builder) field(d *doc, name string, pn *node, required bool, parent *Ty
 		if def := pn.get("default"); def != nil {
 			f.Default = def.JSON()
 		}
-		if c := pn.get("const"); c != nil && required && c.kind != 'o' && c.kind != 'a' && c.kind != 'z' && constOnly(pn) {
+		if c := pn.get("const"); c != nil && required && c.kind != 'z' && constOnly(pn) {
 			f.Fixed, f.FixedJSON = c.Canonical(), c.JSON()
 			f.Type = &Type{Kind: Raw, Loc: f.Loc}
 			return f
@@ -983,6 +1031,56 @@ func isHex(rs []rune) bool {
 		}
 	}
 	return true
+}
+
+// never makes t a raw value that no value matches, saying why (a phrase
+// after "no value is allowed here:").
+func never(t *Type, why string) {
+	*t = Type{Kind: Raw, Never: true, RawReason: why + neverTail,
+		Parent: t.Parent, Segment: t.Segment, Pinned: t.Pinned, DefName: t.DefName, Root: t.Root, Loc: t.Loc,
+		Title: t.Title, Description: t.Description, Named: t.Named, Deprecated: t.Deprecated}
+}
+
+const neverTail = ", so no value is allowed here"
+
+// NeverReason says why no value is allowed by a Never type.
+func (t *Type) NeverReason() string { return strings.TrimSuffix(t.RawReason, neverTail) }
+
+// unsatisfiable says why no value can match a merged schema when the merge
+// problem means that (rather than that the parts do not fit one Go type),
+// or "".
+func unsatisfiable(problem string) string {
+	switch problem {
+	case falsePart:
+		return "the schema's allOf has a false part"
+	case noCommonType:
+		return "the schema's allOf parts allow no common JSON type"
+	}
+	return ""
+}
+
+// booleanSubschemas rewrites the subschemas that are true or false where
+// that is a simpler keyword: not false (and propertyNames true) restrict
+// nothing and are dropped; propertyNames false allows no member at all,
+// which maxProperties 0 says for maps and structs alike. The other
+// positions (items, prefixItems, contains, if/then/else, properties,
+// dependentSchemas) build false into a Never type or matcher.
+func booleanSubschemas(n *node) *node {
+	not, pn := n.get("not"), n.get("propertyNames")
+	if (not == nil || not.kind != 'b' || not.b) && (pn == nil || pn.kind != 'b') {
+		return n
+	}
+	n = n.clone()
+	if not != nil && not.kind == 'b' && !not.b {
+		n.del("not")
+	}
+	if pn != nil && pn.kind == 'b' {
+		n.del("propertyNames")
+		if !pn.b {
+			n.set("maxProperties", &node{kind: 'n', num: "0", ptr: pn.ptr})
+		}
+	}
+	return n
 }
 
 // onlyNull makes t a raw value that must be null.

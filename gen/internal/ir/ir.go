@@ -140,6 +140,11 @@ type Type struct {
 	// NotNull (Raw only): the schema refuses null here, which the raw
 	// decoder then refuses too (a mixed enum without null).
 	NotNull bool
+	// Never (Raw only): no value is valid here (the schema false, an
+	// allOf with a false part or without a common type, a union whose
+	// variants all are so). Validate reports any value it finds; where a
+	// value must be (a required member, a root) Validate always fails.
+	Never bool
 }
 
 // Field is a member of a Struct.
@@ -169,10 +174,12 @@ type Matcher struct {
 	Nullable bool
 }
 
-// DepRequired is one entry of dependentRequired.
+// DepRequired is one entry of dependentRequired, or (Forbidden) one of
+// dependentSchemas whose schema is false: Member must then be absent.
 type DepRequired struct {
-	Member   string
-	Requires []string
+	Member    string
+	Requires  []string
+	Forbidden bool
 }
 
 // EnumValue is one enum constant.
@@ -263,7 +270,8 @@ type Schema struct {
 	Strip []string
 	// InputExtras keeps an AdditionalProperties field on every open input
 	// object (config inputExtras); without it an input object has one only
-	// when the schema constrains undeclared members.
+	// when the schema constrains undeclared members or it is an open
+	// variant of a oneOf told apart by trying the variants.
 	InputExtras bool
 	// CheckFormats makes Validate check the common formats (config
 	// checkFormats).

@@ -189,6 +189,7 @@ func signature(t *Type, sm *sigMemo, onPath map[*Type]bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d|%t|%t|%t|%s|%d|%s|%t|%s|", t.Kind, t.Named, t.Closed, t.NotNull, t.IntType, t.Base, t.Format, t.Loc.Schema.Tolerant(), strings.Join(t.Notes, ";"))
 	b.WriteString(constraintSig(&t.C))
+	fmt.Fprintf(&b, "|n%t|d%v", t.Never, t.DepRequired)
 	for _, v := range t.Values {
 		fmt.Fprintf(&b, "|v%s=%s", v.Canonical, v.Segment)
 	}

@@ -17,9 +17,19 @@ type variantInfo struct {
 	resolved *node // $ref followed, allOf merged
 	kind     string
 	nullOnly bool
+	// nullable: null is valid as well as values of kind.
+	nullable bool
+	// never: no value matches (false, an allOf with a false part or no
+	// common type, a union of such variants).
+	never    bool
 	constVal *node
 	props    []string
 	required []string
+	// union is "oneOf" or "anyOf" when the variant is itself a union
+	// (nothing else but annotations), kept as a variant of its own;
+	// leaves are then its variants, themselves unions flattened.
+	union  string
+	leaves []*variantInfo
 }
 
 func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
@@ -30,6 +40,10 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 	}
 	if r.kind == 'o' && (r.has("allOf") || r.has("$ref")) {
 		m, problem := b.merge(d, r, depth+1)
+		if unsatisfiable(problem) != "" {
+			vi.resolved, vi.never = r, true
+			return vi, ""
+		}
 		if problem != "" {
 			return nil, problem
 		}
@@ -37,13 +51,32 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 	}
 	vi.resolved = r
 	if r.kind == 'b' {
-		if r.b {
-			return vi, ""
-		}
-		return nil, "a variant is the schema false"
+		vi.never = !r.b
+		return vi, ""
 	}
 	if r.kind != 'o' {
 		return nil, "a variant is not a schema"
+	}
+	if k := pureUnion(r); k != "" && depth < MaxDepth {
+		// Memoized, and a union that contains itself is of no known kind:
+		// each union is analysed once, however often it is reached.
+		if u, ok := b.unions[r]; ok {
+			if u == nil {
+				return vi, ""
+			}
+			c := *u
+			c.node = v
+			return &c, ""
+		}
+		b.unions[r] = nil
+		u, problem := b.analyseUnion(d, vi, k, depth)
+		if problem != "" {
+			delete(b.unions, r)
+			return nil, problem
+		}
+		b.unions[r] = u
+		c := *u
+		return &c, ""
 	}
 	types, _ := b.types(d, r)
 	if c := r.get("const"); c != nil {
@@ -55,6 +88,13 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 		vi.nullOnly = true
 		return vi, ""
 	}
+	// Null is valid too when the type says so and no enum or const
+	// leaves it out, or when the enum lists it.
+	if e := r.get("enum"); e != nil && e.kind == 'a' {
+		vi.nullable = slices.ContainsFunc(e.arr, func(x *node) bool { return x.kind == 'z' }) && (types == nil || slices.Contains(types, "null"))
+	} else {
+		vi.nullable = slices.Contains(types, "null") && vi.constVal == nil
+	}
 	types = slices.DeleteFunc(slices.Clone(types), func(s string) bool { return s == "null" })
 	switch {
 	case len(types) == 1:
@@ -62,11 +102,19 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 	case len(types) == 0 && vi.constVal != nil:
 		vi.kind = vi.constVal.kindName()
 	case len(types) == 0 && r.get("enum") != nil && r.get("enum").kind == 'a' && len(r.get("enum").arr) > 0:
-		vi.kind = group(r.get("enum").arr[0].kindName())
+		vi.kind = ""
 		for _, e := range r.get("enum").arr {
-			if group(e.kindName()) != vi.kind {
-				vi.kind = ""
+			if e.kind == 'z' {
+				continue
 			}
+			if vi.kind == "" {
+				vi.kind = group(e.kindName())
+			} else if group(e.kindName()) != vi.kind {
+				vi.kind = "-"
+			}
+		}
+		if vi.kind == "-" {
+			vi.kind = ""
 		}
 	case len(types) == 0 && !r.has("oneOf") && !r.has("anyOf"):
 		if it := inferTypes(r); len(it) == 1 {
@@ -86,6 +134,72 @@ func (b *builder) analyse(d *doc, v *node, depth int) (*variantInfo, string) {
 	return vi, ""
 }
 
+// pureUnion is "oneOf" or "anyOf" when n is a union and nothing else but
+// annotations, else "".
+func pureUnion(n *node) string {
+	if n.kind != 'o' || n.has("oneOf") == n.has("anyOf") || !onlyAnnotations(n, "oneOf", "anyOf") {
+		return ""
+	}
+	k := "oneOf"
+	if n.has("anyOf") {
+		k = "anyOf"
+	}
+	if l := n.get(k); l.kind != 'a' || len(l.arr) == 0 {
+		return ""
+	}
+	return k
+}
+
+// analyseUnion describes a variant that is itself a union: its JSON kind
+// is that of its variants when they share one, and null is valid when
+// the variants that allow it are as many as the union needs (one for
+// oneOf, any for anyOf).
+func (b *builder) analyseUnion(d *doc, vi *variantInfo, key string, depth int) (*variantInfo, string) {
+	vi.union = key
+	nulls, values := 0, 0
+	for _, v := range vi.resolved.get(key).arr {
+		sub, problem := b.analyse(d, v, depth+1)
+		if problem != "" {
+			return nil, problem
+		}
+		if sub.union != "" {
+			vi.leaves = addLeaves(vi.leaves, sub.leaves...)
+		} else {
+			vi.leaves = addLeaves(vi.leaves, sub)
+		}
+		switch {
+		case sub.never:
+			continue
+		case sub.nullOnly:
+			nulls++
+			continue
+		case sub.nullable:
+			nulls++
+		}
+		values++
+		switch {
+		case sub.kind == "" || vi.kind == "-":
+			vi.kind = "-"
+		case vi.kind == "":
+			vi.kind = group(sub.kind)
+		case group(sub.kind) != vi.kind:
+			vi.kind = "-"
+		}
+	}
+	if vi.kind == "-" {
+		vi.kind = ""
+	}
+	switch ok := nullOK(key, nulls); {
+	case values == 0 && ok:
+		vi.nullOnly = true
+	case values == 0:
+		vi.never = true
+	default:
+		vi.nullable = ok
+	}
+	return vi, ""
+}
+
 func group(kind string) string {
 	if kind == "integer" {
 		return "number"
@@ -93,36 +207,38 @@ func group(kind string) string {
 	return kind
 }
 
-// singleVariant recognises oneOf/anyOf with one non-null variant and nothing
-// else that shapes the type (anyOf [T, {type: null}]): that is T, nullable.
-func (b *builder) singleVariant(d *doc, n *node, depth int) (*node, bool, bool) {
-	if n.kind != 'o' || n.has("oneOf") == n.has("anyOf") || !onlyAnnotations(n, "oneOf", "anyOf") {
-		return nil, false, false
-	}
-	list := n.get("oneOf")
-	if list == nil {
-		list = n.get("anyOf")
-	}
-	if list.kind != 'a' {
-		return nil, false, false
+// singleVariant recognises oneOf/anyOf with one variant that is not null
+// and nothing else that shapes the type (anyOf [T, {type: null}]): that
+// is T, nullable by nullOK. Variants that match nothing are left out.
+func (b *builder) singleVariant(d *doc, n *node, depth int) (v *node, nulls int, key string, ok bool) {
+	key = pureUnion(n)
+	if key == "" {
+		return nil, 0, "", false
 	}
 	var rest []*node
-	nullable := false
-	for _, v := range list.arr {
+	for _, v := range n.get(key).arr {
 		vi, problem := b.analyse(d, v, depth)
 		if problem != "" {
-			return nil, false, false
+			return nil, 0, "", false
 		}
-		if vi.nullOnly {
-			nullable = true
-			continue
+		switch {
+		case vi.never:
+		case vi.nullOnly:
+			nulls++
+		default:
+			rest = append(rest, v)
 		}
-		rest = append(rest, v)
 	}
 	if len(rest) != 1 {
-		return nil, false, false
+		return nil, 0, "", false
 	}
-	return rest[0], nullable, true
+	return rest[0], nulls, key, true
+}
+
+// nullOK says whether null is valid for a union of key in which nulls
+// variants allow it: exactly one must for oneOf, any may for anyOf.
+func nullOK(key string, nulls int) bool {
+	return nulls == 1 || key == "anyOf" && nulls > 1
 }
 
 func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) bool {
@@ -144,19 +260,25 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	}
 	hasBase := len(base.keys) > 0
 	var infos []*variantInfo
-	nullable := false
+	nulls := 0 // variants that allow null: nullOnly ones, then nullable ones
 	seen := map[string]bool{}
-	for _, v := range b.flatten(d, list.arr, key, 0) {
+	for _, v := range b.flatten(d, list.arr, key, depth) {
 		if key == "anyOf" {
 			// A duplicate adds nothing to an anyOf (to a oneOf it makes
 			// every value it accepts invalid, which trying the variants
 			// reports).
 			if r, ok := b.follow(d, v); ok {
-				if c := r.Canonical(); seen[c] {
-					continue
-				} else {
-					seen[c] = true
+				c := "\x00" + strconv.Itoa(len(seen))
+				if _, split := b.splits[r]; !split {
+					// By text for what the schema wrote; a part flatten
+					// made, whose text can be as large as the unions it
+					// came from, is listed once already (by identity).
+					c = r.Canonical()
 				}
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
 			}
 		}
 		vn := v
@@ -174,8 +296,11 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			t.Kind, t.RawReason = Raw, problem
 			return false
 		}
+		if vi.never {
+			continue // a variant no value matches adds nothing
+		}
 		if vi.nullOnly {
-			nullable = true
+			nulls++
 			continue
 		}
 		if types != nil && vi.kind != "" && !slices.Contains(types, vi.kind) && !(vi.kind == "integer" && slices.Contains(types, "number")) {
@@ -185,20 +310,36 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 	}
 	switch len(infos) {
 	case 0:
-		onlyNull(t)
+		if nullOK(key, nulls) {
+			onlyNull(t)
+		} else {
+			never(t, "no variant of the schema's "+key+" allows a value")
+		}
 		return false
 	case 1:
-		target := infos[0].resolved
-		return b.fill(d, target, t, depth+1) || nullable
+		// Whether the variant allows null is what building it says.
+		if b.fill(d, infos[0].resolved, t, depth+1) {
+			nulls++
+		}
+		return nullOK(key, nulls)
+	}
+	nullable := func() bool {
+		n := nulls
+		for _, vi := range infos {
+			if vi.nullable {
+				n++
+			}
+		}
+		return nullOK(key, n)
 	}
 	if b.constEnum(d, t, infos) {
-		return nullable
+		return nullable()
 	}
 	groups := map[string][]int{}
 	for i, vi := range infos {
 		if vi.kind == "" {
 			t.Kind, t.RawReason = Raw, undiscriminated
-			return nullable
+			return nullable()
 		}
 		groups[group(vi.kind)] = append(groups[group(vi.kind)], i)
 	}
@@ -211,7 +352,10 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		if len(idx) == 1 {
 			continue
 		}
-		if g == "object" {
+		// A variant that is a union of its own is only told apart by
+		// trying it.
+		nested := slices.ContainsFunc(idx, func(i int) bool { return infos[i].union != "" })
+		if g == "object" && !nested {
 			if m, vals, ok := discriminator(infos, idx); ok {
 				discMember = m
 				for i, v := range vals {
@@ -266,10 +410,28 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		if hasBase {
 			node = vi.resolved
 		}
-		vt, _ := b.build(d, node, t, segs[i], depth+1)
-		if vt.Kind == Struct && !vt.Closed && vt.Extra == nil {
-			// Members a variant does not declare can decide which variant
-			// a value is (tried variants of a oneOf): keep them.
+		var vt *Type
+		var vn bool
+		if e, split := b.splits[node]; e != nil {
+			vt, vn = e.t, e.nullable
+		} else {
+			vt, vn = b.build(d, node, t, segs[i], depth+1)
+			if split {
+				// A part of an inner union is built once, wherever it is
+				// reached, as a $ref is.
+				b.splits[node] = &refEntry{t: vt, nullable: vn}
+			}
+		}
+		if vn {
+			nulls++
+		}
+		if key == "oneOf" && try[i] > 0 && vt.Kind == Struct && !vt.Closed && vt.Extra == nil {
+			// A variant's undeclared members follow the rule of every
+			// object (Schema.InputExtras), except in the open variants of
+			// a oneOf told apart by trying them: there a member one
+			// variant does not declare can make another fail, which
+			// decides that the value is this one; dropped, the value
+			// would no longer be valid once encoded again.
 			vt.Extra = &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: vt.Loc}
 		}
 		if p := d.s.pinAt(vi.node.ptr); p != "" && vt.Pinned == "" && vt.Parent == t {
@@ -280,30 +442,268 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			Loc: Loc{d.s, vi.node.ptr},
 		})
 	}
-	return nullable
+	// The variants' own answers, now that each is built.
+	return nullOK(key, nulls)
 }
 
-// flatten replaces every variant that is itself a oneOf or anyOf (and
-// nothing else but annotations), directly or through a $ref, by its
-// variants, so that a union of unions is one union.
+// flatten lists the variants of a union of key. A variant that is itself
+// a union (and nothing else but annotations, directly or through a $ref)
+// gives its variants instead only where that keeps which values are
+// valid (see exact); otherwise it stays one variant, a union of its own.
+// Variants of different JSON types never match one value, so an inner
+// union is split by JSON type first, and each part is judged on its own.
 func (b *builder) flatten(d *doc, vs []*node, key string, depth int) []*node {
+	leaves := make([][]*variantInfo, len(vs))
+	for i, v := range vs {
+		leaves[i] = b.leaves(d, v, depth)
+	}
 	var out []*node
-	for _, v := range vs {
+	seen := map[*node]bool{}
+	add := func(ns ...*node) {
+		for _, n := range ns {
+			// One schema twice adds nothing to an anyOf; listing it once
+			// keeps unions that refer to each other from doubling.
+			if r, ok := b.follow(d, n); key == "anyOf" && ok {
+				if seen[r] {
+					continue
+				}
+				seen[r] = true
+			}
+			out = append(out, n)
+		}
+	}
+	for i, v := range vs {
 		r, ok := b.follow(d, v)
 		inner := ""
-		if ok && r.kind == 'o' && r.has("oneOf") != r.has("anyOf") && onlyAnnotations(r, "oneOf", "anyOf") {
-			inner = "oneOf"
-			if r.has("anyOf") {
-				inner = "anyOf"
-			}
+		if ok {
+			inner = pureUnion(r)
 		}
-		if inner == "" || depth >= MaxDepth || r.get(inner).kind != 'a' || len(r.get(inner).arr) == 0 {
-			out = append(out, v)
+		if inner == "" || depth >= MaxDepth || b.flattening[r] {
+			add(v)
 			continue
 		}
-		out = append(out, b.flatten(d, r.get(inner).arr, key, depth+1)...)
+		sub, done := b.flat[r]
+		if !done {
+			b.flattening[r] = true // a union that contains itself stays whole
+			sub = b.flatten(d, r.get(inner).arr, inner, depth+1)
+			delete(b.flattening, r)
+			b.flat[r] = sub
+		}
+		var siblings []*variantInfo
+		for j := range vs {
+			if j != i {
+				siblings = addLeaves(siblings, leaves[j]...)
+			}
+		}
+		add(b.splice(d, v, r, inner, sub, key, siblings, depth)...)
 	}
 	return out
+}
+
+// addLeaves adds the leaves not in to already (one schema reached through
+// several $refs is one leaf), so that their number stays that of the
+// schemas, however the unions refer to each other.
+func addLeaves(to []*variantInfo, ls ...*variantInfo) []*variantInfo {
+	for _, l := range ls {
+		if !slices.ContainsFunc(to, func(x *variantInfo) bool { return x.resolved == l.resolved }) {
+			to = append(to, l)
+		}
+	}
+	return to
+}
+
+// leaves are the variants a union variant v stands for (itself when it is
+// not a union); one of unknown kind when it cannot be analysed.
+func (b *builder) leaves(d *doc, v *node, depth int) []*variantInfo {
+	vi, problem := b.analyse(d, v, depth)
+	switch {
+	case problem != "":
+		return []*variantInfo{{node: v, resolved: v}}
+	case vi.union != "":
+		return vi.leaves
+	}
+	return []*variantInfo{vi}
+}
+
+// splice returns what replaces the variant v of an outer union of key,
+// v being (or referring to) r, a union of inner whose variants, flattened
+// in turn, are sub: the parts of sub that can stand in the outer union
+// exactly, and the other parts, by JSON type, as unions of their own (v
+// itself when that is all of sub).
+func (b *builder) splice(d *doc, v, r *node, inner string, sub []*node, key string, siblings []*variantInfo, depth int) []*node {
+	infos := make([]*variantInfo, len(sub))
+	var kinds []string
+	byKind := map[string][]int{}
+	for j, sn := range sub {
+		vi, problem := b.analyse(d, sn, depth+1)
+		if problem != "" || vi.kind == "" && !vi.nullOnly && !vi.never || vi.nullable {
+			// A variant of no known JSON type cannot be split off, nor one
+			// that allows null beside its type: the union stays whole.
+			return []*node{v}
+		}
+		infos[j] = vi
+		if vi.never {
+			continue
+		}
+		k := group(vi.kind)
+		if vi.nullOnly {
+			k = "null"
+		}
+		if byKind[k] == nil {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], j)
+	}
+	var out []*node
+	for _, k := range kinds {
+		idx := byKind[k]
+		var g []*variantInfo
+		for _, j := range idx {
+			g = append(g, infos[j])
+		}
+		if len(idx) == 1 || exact(inner, key, g, siblings, d.s.Tolerant()) {
+			for _, j := range idx {
+				out = append(out, sub[j])
+			}
+			continue
+		}
+		if len(kinds) == 1 {
+			return []*node{v} // keeps a $ref's name
+		}
+		arr := r.get(inner)
+		part := &node{kind: 'a', ptr: arr.ptr}
+		for _, j := range idx {
+			part.arr = append(part.arr, sub[j])
+		}
+		split := &node{kind: 'o', keys: []string{inner}, obj: map[string]*node{inner: part}, ptr: arr.ptr}
+		b.splits[split] = nil
+		out = append(out, split)
+	}
+	return out
+}
+
+// exact reports whether the variants g of an inner union of key inner,
+// all of one JSON type, can take its place in an outer union of key outer
+// without changing which values are valid: always for anyOf in anyOf;
+// when no value matches two of g (their oneOf is their anyOf); and for
+// oneOf in oneOf when no value matches one of g and an outer sibling
+// (siblings are the outer union's other variants, flattened).
+func exact(inner, outer string, g, siblings []*variantInfo, tolerant bool) bool {
+	if inner == "anyOf" && outer == "anyOf" {
+		return true
+	}
+	pairwise := true
+	for i := range g {
+		for j := range i {
+			pairwise = pairwise && disjoint(g[i], g[j], tolerant)
+		}
+	}
+	if pairwise {
+		return true
+	}
+	if inner != "oneOf" || outer != "oneOf" {
+		return false
+	}
+	for _, x := range g {
+		for _, y := range siblings {
+			if !disjoint(x, y, tolerant) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// disjoint reports whether no value matches both a and b, as far as their
+// schemas say outright: JSON types that do not meet, consts or enums with
+// no value in common, or (objects) a member one requires that the other
+// gives a const or enum without that value, gives the schema false, or,
+// closed, does not declare. Closed objects of a tolerant schema keep
+// undeclared members, so they are not told apart that way.
+func disjoint(a, b *variantInfo, tolerant bool) bool {
+	if a.never || b.never {
+		return true
+	}
+	if a.union != "" || b.union != "" {
+		x, y := a, b
+		if a.union == "" {
+			x, y = b, a
+		}
+		for _, l := range x.leaves {
+			if !disjoint(l, y, tolerant) {
+				return false
+			}
+		}
+		return true
+	}
+	ka, kb := kindSet(a), kindSet(b)
+	if ka != nil && kb != nil && !slices.ContainsFunc(ka, func(k string) bool { return slices.Contains(kb, k) }) {
+		return true
+	}
+	if va, vb := valueSet(a.resolved), valueSet(b.resolved); va != nil && vb != nil && !overlap(va, vb) {
+		return true
+	}
+	if (a.nullable || a.nullOnly) && (b.nullable || b.nullOnly) {
+		return false // both allow null
+	}
+	if group(a.kind) != "object" || group(b.kind) != "object" {
+		return false
+	}
+	return excludes(a, b, tolerant) || excludes(b, a, tolerant)
+}
+
+// excludes reports whether a requires a member whose values b refuses.
+func excludes(a, b *variantInfo, tolerant bool) bool {
+	bp := b.resolved.get("properties")
+	ap := b.resolved.get("additionalProperties")
+	closed := !tolerant && ap != nil && ap.kind == 'b' && !ap.b && !b.resolved.has("patternProperties")
+	for _, m := range a.required {
+		p := bp.get(m)
+		switch {
+		case p == nil && closed:
+			return true
+		case p != nil && p.kind == 'b' && !p.b:
+			return true
+		}
+		if va, vb := valueSet(a.resolved.get("properties").get(m)), valueSet(p); va != nil && vb != nil && !overlap(va, vb) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindSet is the JSON types (integer as number, with null) a variant
+// allows, or nil when any.
+func kindSet(vi *variantInfo) []string {
+	switch {
+	case vi.nullOnly:
+		return []string{"null"}
+	case vi.kind == "":
+		return nil
+	case vi.nullable:
+		return []string{group(vi.kind), "null"}
+	}
+	return []string{group(vi.kind)}
+}
+
+// valueSet is the canonical values a schema's const or enum allows, or nil
+// when it has neither.
+func valueSet(n *node) []string {
+	if c := n.get("const"); c != nil {
+		return []string{c.Canonical()}
+	}
+	if e := n.get("enum"); e != nil && e.kind == 'a' {
+		out := []string{}
+		for _, v := range e.arr {
+			out = append(out, v.Canonical())
+		}
+		return out
+	}
+	return nil
+}
+
+func overlap(a, b []string) bool {
+	return slices.ContainsFunc(a, func(s string) bool { return slices.Contains(b, s) })
 }
 
 // ownProperty is the first property of variant i that no other variant
@@ -541,6 +941,9 @@ func (b *builder) enum(d *doc, n, enum *node, t *Type, types []string) bool {
 		t.Kind = Boolean
 	default:
 		t.Kind, t.RawReason, t.NotNull = Raw, "the enum mixes JSON types", !nullable
+		if k := vals[0].kind; (k == 'o' || k == 'a') && !slices.ContainsFunc(vals, func(v *node) bool { return v.kind != k }) {
+			t.RawReason = "the schema's enum lists " + map[byte]string{'o': "objects", 'a': "arrays"}[k] + ", compared by value"
+		}
 	}
 	b.constraints(d, n, t)
 	for _, v := range vals {
@@ -619,6 +1022,12 @@ func (b *builder) typeUnion(d *doc, n *node, t *Type, types []string, depth int)
 	return false
 }
 
+// The merge problems that mean no value matches (see unsatisfiable).
+const (
+	falsePart    = "allOf contains the schema false"
+	noCommonType = "allOf cannot be merged into one type: the parts allow no common type"
+)
+
 func allOfNode(ptr string, parts ...*node) *node {
 	return &node{kind: 'o', keys: []string{"allOf"}, ptr: ptr,
 		obj: map[string]*node{"allOf": {kind: 'a', arr: parts, ptr: ptr}}}
@@ -654,7 +1063,7 @@ func (b *builder) merge(d *doc, n *node, depth int) (*node, string) {
 			if p.b {
 				continue
 			}
-			return nil, "allOf contains the schema false"
+			return nil, falsePart
 		}
 		if p.kind != 'o' {
 			b.errorf(d, p.ptr, "a schema must be an object or a boolean")
@@ -667,7 +1076,9 @@ func (b *builder) merge(d *doc, n *node, depth int) (*node, string) {
 			}
 			p = m
 		}
-		if problem := mergeInto(out, p); problem != "" {
+		if problem := mergeInto(out, p); problem == noCommonType {
+			return nil, noCommonType
+		} else if problem != "" {
 			return nil, "allOf cannot be merged into one type: " + problem
 		}
 	}
@@ -698,7 +1109,7 @@ func mergeInto(out, p *node) string {
 				}
 			}
 			if len(both) == 0 {
-				return "the parts allow no common type"
+				return noCommonType
 			}
 			out.set(k, &node{kind: 'a', arr: both, ptr: cur.ptr})
 		case k == "properties":

@@ -196,10 +196,9 @@ func TestUnionTriedVariants(t *testing.T) {
 func TestUnionFallbacks(t *testing.T) {
 	for _, tc := range []struct{ name, schema, defs, reason string }{
 		{"unknown kind", `{"oneOf":[{"description":"anything"},{"type":"string"}]}`, "", "told apart"},
-		{"false variant", `{"oneOf":[false,{"type":"string"},{"type":"integer"}]}`, "", "the schema false"},
 		{"non-schema variant", `{"oneOf":[3,{"type":"string"}]}`, "", "not a schema"},
 		{"unresolvable ref", `{"oneOf":[{"$ref":"#/$defs/Missing"},{"type":"string"}]}`, `{}`, "unresolvable $ref"},
-		{"allOf that cannot merge", `{"oneOf":[{"allOf":[{"type":"string"},{"type":"integer"}]},{"type":"array"}]}`, "", "no common type"},
+		{"allOf that cannot merge", `{"oneOf":[{"allOf":[{"type":"string","const":"a"},{"const":"b"}]},{"type":"array"}]}`, "", `both parts have "const"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			typ, _, _ := field(t, tc.schema, tc.defs)
@@ -276,16 +275,20 @@ func TestMergeAllOf(t *testing.T) {
 		t.Errorf("nested allOf: kind %v minLength %v", typ.Kind, typ.C.MinLength)
 	}
 
-	for _, tc := range []struct{ name, schema, reason string }{
-		{"no common type", `{"allOf":[{"type":"string"},{"type":"boolean"}]}`, "the parts allow no common type"},
-		{"conflicting keyword", `{"allOf":[{"type":"string","const":"a"},{"const":"b"}]}`, `both parts have "const"`},
-		{"false part", `{"allOf":[{"type":"string"},false]}`, "allOf contains the schema false"},
-		{"properties not objects", `{"allOf":[{"type":"object","properties":{"a":{}}},{"properties":[]}]}`, "properties must be objects"},
+	for _, tc := range []struct {
+		name, schema, reason string
+		never                bool
+	}{
+		{"no common type", `{"allOf":[{"type":"string"},{"type":"boolean"}]}`, "allOf parts allow no common JSON type", true},
+		{"conflicting keyword", `{"allOf":[{"type":"string","const":"a"},{"const":"b"}]}`, `both parts have "const"`, false},
+		{"false part", `{"allOf":[{"type":"string"},false]}`, "allOf has a false part", true},
+		{"properties not objects", `{"allOf":[{"type":"object","properties":{"a":{}}},{"properties":[]}]}`, "properties must be objects", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			typ, _, _ := field(t, tc.schema, "")
-			if typ.Kind != Raw || !strings.Contains(typ.RawReason, tc.reason) {
-				t.Errorf("kind %v reason %q, want raw because %q", typ.Kind, typ.RawReason, tc.reason)
+			typ, _, errs := field(t, tc.schema, "")
+			noErrors(t, tc.name, errs)
+			if typ.Kind != Raw || !strings.Contains(typ.RawReason, tc.reason) || typ.Never != tc.never {
+				t.Errorf("kind %v reason %q never %v, want raw because %q, never %v", typ.Kind, typ.RawReason, typ.Never, tc.reason, tc.never)
 			}
 		})
 	}

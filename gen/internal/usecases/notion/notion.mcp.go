@@ -296,15 +296,15 @@ func (u *ParentRequest) UnmarshalJSON(data []byte) error {
 	var out ParentRequest
 	switch kind := mcpimpl.JSONKind(data); kind {
 	case "object":
-		n := 0
+		present := 0
 		if mcpimpl.HasMember(data, "page_id") {
-			n++
+			present++
 		}
 		if mcpimpl.HasMember(data, "database_id") {
-			n++
+			present++
 		}
-		if n > 1 {
-			vs.Add("", "matches more than one variant: has more than one of the members \"page_id\", \"database_id\"")
+		if present > 1 {
+			vs.Add("", "matches no variant: has more than one of the members \"page_id\", \"database_id\"")
 			break
 		}
 		switch {
@@ -705,15 +705,14 @@ func (u *APIPostPageInputIcon) validate(ptr string, vs *mcpimpl.Violations) {
 }
 
 // APIPostPageInputIconObject is the schema at /properties/icon/anyOf/2 of the "API-post-page" tool's input schema.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type APIPostPageInputIconObject struct {
 	Emoji string `json:"emoji"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v APIPostPageInputIconObject) MarshalJSON() ([]byte, error) {
 	return codecAPIPostPageInputIconObject.Encode(&v)
 }
@@ -725,7 +724,7 @@ func (v *APIPostPageInputIconObject) UnmarshalJSON(data []byte) error {
 }
 
 // codecAPIPostPageInputIconObject is APIPostPageInputIconObject's table for MarshalJSON and UnmarshalJSON.
-var codecAPIPostPageInputIconObject = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+var codecAPIPostPageInputIconObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "emoji", Required: true},
 }}
 
