@@ -2053,6 +2053,45 @@ func (u *ReadMediaFileOutputContentItem) UnmarshalJSON(data []byte) error {
 	var out ReadMediaFileOutputContentItem
 	switch kind := mcpimpl.JSONKind(data); kind {
 	case "object":
+		present := 0
+		if mcpimpl.HasMember(data, "data") {
+			present++
+		}
+		if mcpimpl.HasMember(data, "resource") {
+			present++
+		}
+		if present > 1 {
+			if x := func() *ReadMediaFileOutputContentItemData {
+				vs := new(mcpimpl.Violations)
+				x := new(ReadMediaFileOutputContentItemData)
+				mcpimpl.DecodeInner[ReadMediaFileOutputContentItemData](data, x, "", vs)
+				if vs.Len() == 0 {
+					(*x).validate("", vs)
+				}
+				if vs.Len() > 0 {
+					return nil
+				}
+				return x
+			}(); x != nil {
+				out.vData = x
+			} else if x := func() *ReadMediaFileOutputContentItemResource {
+				vs := new(mcpimpl.Violations)
+				x := new(ReadMediaFileOutputContentItemResource)
+				mcpimpl.DecodeInner[ReadMediaFileOutputContentItemResource](data, x, "", vs)
+				if vs.Len() == 0 {
+					(*x).validate("", vs)
+				}
+				if vs.Len() > 0 {
+					return nil
+				}
+				return x
+			}(); x != nil {
+				out.vResource = x
+			} else {
+				vs.Add("", "matches none of the variants Data, Resource")
+			}
+			break
+		}
 		switch {
 		case mcpimpl.HasMember(data, "data"):
 			out.vData = new(ReadMediaFileOutputContentItemData)

@@ -14964,18 +14964,18 @@ func (u *ProjectsWriteInputItemsItem) UnmarshalJSON(data []byte) error {
 	var out ProjectsWriteInputItemsItem
 	switch kind := mcpimpl.JSONKind(data); kind {
 	case "object":
-		n := 0
+		present := 0
 		if mcpimpl.HasMember(data, "node_id") {
-			n++
+			present++
 		}
 		if mcpimpl.HasMember(data, "item_id") {
-			n++
+			present++
 		}
 		if mcpimpl.HasMember(data, "item_owner") {
-			n++
+			present++
 		}
-		if n > 1 {
-			vs.Add("", "matches more than one variant: has more than one of the members \"node_id\", \"item_id\", \"item_owner\"")
+		if present > 1 {
+			vs.Add("", "matches no variant: has more than one of the members \"node_id\", \"item_id\", \"item_owner\"")
 			break
 		}
 		switch {
@@ -15317,15 +15317,15 @@ func (u *ProjectsWriteInputUpdatedField) UnmarshalJSON(data []byte) error {
 	var out ProjectsWriteInputUpdatedField
 	switch kind := mcpimpl.JSONKind(data); kind {
 	case "object":
-		n := 0
+		present := 0
 		if mcpimpl.HasMember(data, "id") {
-			n++
+			present++
 		}
 		if mcpimpl.HasMember(data, "name") {
-			n++
+			present++
 		}
-		if n > 1 {
-			vs.Add("", "matches more than one variant: has more than one of the members \"id\", \"name\"")
+		if present > 1 {
+			vs.Add("", "matches no variant: has more than one of the members \"id\", \"name\"")
 			break
 		}
 		switch {
@@ -18034,6 +18034,9 @@ func (u *UpdateIssueAssigneesInputAssigneesItem) validate(ptr string, vs *mcpimp
 }
 
 // UpdateIssueAssigneesInputAssigneesObject is the schema at /properties/assignees/items/oneOf/1 of the "update_issue_assignees" tool's input schema.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type UpdateIssueAssigneesInputAssigneesObject struct {
 	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
 	Confidence *UpdateIssueAssigneesInputConfidence `json:"confidence,omitempty"`
@@ -18046,13 +18049,9 @@ type UpdateIssueAssigneesInputAssigneesObject struct {
 
 	// One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').
 	Rationale *string `json:"rationale,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v UpdateIssueAssigneesInputAssigneesObject) MarshalJSON() ([]byte, error) {
 	return codecUpdateIssueAssigneesInputAssigneesObject.Encode(&v)
 }
@@ -18064,7 +18063,7 @@ func (v *UpdateIssueAssigneesInputAssigneesObject) UnmarshalJSON(data []byte) er
 }
 
 // codecUpdateIssueAssigneesInputAssigneesObject is UpdateIssueAssigneesInputAssigneesObject's table for MarshalJSON and UnmarshalJSON.
-var codecUpdateIssueAssigneesInputAssigneesObject = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+var codecUpdateIssueAssigneesInputAssigneesObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "is_suggestion", Presence: mcpimpl.OmitNil},
 	{Name: "login", Required: true},
@@ -18329,6 +18328,9 @@ func (u *UpdateIssueLabelsInputLabelsItem) validate(ptr string, vs *mcpimpl.Viol
 }
 
 // UpdateIssueLabelsInputLabelsItemObject is the schema at /properties/labels/items/oneOf/1 of the "update_issue_labels" tool's input schema.
+//
+// Decoding ignores members the schema does not declare (config
+// inputExtras keeps them).
 type UpdateIssueLabelsInputLabelsItemObject struct {
 	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
 	Confidence *UpdateIssueLabelsInputObjectConfidence `json:"confidence,omitempty"`
@@ -18341,13 +18343,9 @@ type UpdateIssueLabelsInputLabelsItemObject struct {
 
 	// One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).
 	Rationale *string `json:"rationale,omitempty"`
-
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then nothing else.
 func (v UpdateIssueLabelsInputLabelsItemObject) MarshalJSON() ([]byte, error) {
 	return codecUpdateIssueLabelsInputLabelsItemObject.Encode(&v)
 }
@@ -18359,7 +18357,7 @@ func (v *UpdateIssueLabelsInputLabelsItemObject) UnmarshalJSON(data []byte) erro
 }
 
 // codecUpdateIssueLabelsInputLabelsItemObject is UpdateIssueLabelsInputLabelsItemObject's table for MarshalJSON and UnmarshalJSON.
-var codecUpdateIssueLabelsInputLabelsItemObject = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
+var codecUpdateIssueLabelsInputLabelsItemObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "is_suggestion", Presence: mcpimpl.OmitNil},
 	{Name: "name", Required: true},
