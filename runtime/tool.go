@@ -184,6 +184,7 @@ type typedParts struct {
 	src  *OutputSource
 	prov *Provenance
 	res  *Result
+	kept *bool // set when a result came with ErrOutcomeNotRecorded
 }
 
 func partsOf[O any](tr *TypedResult[O]) typedParts {
@@ -232,8 +233,10 @@ func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
 // ErrOutcomeNotRecorded: it is the only copy.
 func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
 	tr := new(TypedResult[O])
-	if err := t.core.resume(ctx, id, partsOf(tr)); err != nil {
-		if !notRecorded(err) {
+	parts, kept := partsOf(tr), false
+	parts.kept = &kept
+	if err := t.core.resume(ctx, id, parts); err != nil {
+		if !kept {
 			return nil, err
 		}
 		return tr, err
@@ -285,6 +288,9 @@ func (t *toolCore) typed(ctx context.Context, c *call, tr typedParts) error {
 	}
 	if c.prov != nil && tr.prov != nil {
 		*tr.prov = *c.prov
+	}
+	if err != nil && tr.kept != nil {
+		*tr.kept = true
 	}
 	return err
 }
