@@ -48,16 +48,13 @@ type options struct {
 	retryFor         *time.Duration
 }
 
-// DefaultMaxConns is the pool size when neither WithMaxConns nor the DSN's
-// pool_max_conns sets one.
-const DefaultMaxConns = 8
-
 // WithMaxConns caps the pool's connections (default: the DSN's
-// pool_max_conns, else DefaultMaxConns). Every store operation holds one
-// while it runs; one that finds none free within its context fails with an
-// error matching ErrPoolExhausted. Besides the pool, a DB holds at most two
-// connections: one for LISTEN while a resume waits, one for the runners'
-// locks while calls run.
+// pool_max_conns, else pgx's default: the number of CPUs, at least 4).
+// Every store operation holds one while it runs; one that finds none free
+// before its context ends fails with an error matching ErrPoolExhausted.
+// Besides the pool, a DB holds at most two connections: one in LISTEN,
+// from the first Wait or WaitDecision on, and one holding the runners'
+// locks, from the first resume that makes a call on.
 func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = n } }
 
 // WithStatementTimeout sets PostgreSQL's statement_timeout on every
@@ -106,8 +103,6 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	}
 	if o.maxConns > 0 {
 		cfg.MaxConns = o.maxConns
-	} else if !strings.Contains(dsn, "pool_max_conns") {
-		cfg.MaxConns = DefaultMaxConns
 	}
 	if o.statementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(o.statementTimeout.Milliseconds(), 10)

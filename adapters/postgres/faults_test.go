@@ -204,9 +204,9 @@ func TestKillStorm(t *testing.T) {
 	t.Logf("%d connections cut, %d approvals, %d resumes, %d claims cut off and not run", cuts, len(ids), len(all), unknown)
 }
 
-// The server restarts while an approved call runs: the outcome is recorded
-// once it is back (fast: after the restart; immediate: the recording
-// starts while the server is down).
+// The server restarts (stopped fast or immediately, then started) while an
+// approved call runs: the recording begins while it is down, and the
+// outcome is recorded once it is back.
 func TestOutcomeRecordedAcrossRestart(t *testing.T) {
 	crm := mcpgo.StreamableHTTP(crmHTTP(t))
 	defer crm.Close()
@@ -217,18 +217,11 @@ func TestOutcomeRecordedAcrossRestart(t *testing.T) {
 			g := mcpruntime.NewGate(db.Approvals())
 			note := "restart " + mode
 			a := approved(t, c, g, note)
-			done := make(chan error, 1)
-			c.arm(func() {
-				if mode == "fast" {
-					done <- faultPG.restartErr(mode)
-					return
-				}
-				go func() { done <- faultPG.restartErr(mode) }()
-				time.Sleep(300 * time.Millisecond) // the server is down
-			})
+			var up func() error
+			c.arm(func() { up = faultPG.bounce(t, mode) })
 			o := resumeOnce(alice, c, g, a.ID)
-			if err := <-done; err != nil {
-				t.Fatalf("pg_ctl restart: %v", err)
+			if err := up(); err != nil {
+				t.Fatal(err)
 			}
 			if o.Err != "" {
 				t.Fatalf("resume across a restart: %+v", o)
@@ -363,11 +356,9 @@ func TestUseAfterRestart(t *testing.T) {
 		use(t)
 	})
 	t.Run("during an immediate restart", func(t *testing.T) {
-		done := make(chan error, 1)
-		go func() { done <- faultPG.restartErr("immediate") }()
-		time.Sleep(100 * time.Millisecond)
+		up := faultPG.bounce(t, "immediate")
 		use(t)
-		if err := <-done; err != nil {
+		if err := up(); err != nil {
 			t.Fatal(err)
 		}
 	})

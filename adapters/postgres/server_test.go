@@ -268,25 +268,36 @@ func (s *pgServer) terminate(t testing.TB, db, where string) int {
 // restart restarts the server: mode fast or immediate.
 func (s *pgServer) restart(t testing.TB, mode string) {
 	t.Helper()
-	if err := s.restartErr(mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// restartErr is restart for other goroutines than the test's.
-func (s *pgServer) restartErr(mode string) error {
 	if mode == "immediate" {
 		// Little to replay, so the restart is quick.
-		if c, err := pgx.Connect(context.Background(), s.dsn("postgres")); err == nil {
-			_, _ = c.Exec(context.Background(), "CHECKPOINT")
-			_ = c.Close(context.Background())
-		}
+		s.admin(t, "CHECKPOINT")
 	}
 	// -l, so that the server does not inherit (and hold open) our pipe.
 	if out, err := s.ctl("-l", filepath.Join(s.dir, "log"), "-m", mode, "restart"); err != nil {
-		return fmt.Errorf("pg_ctl restart -m %s: %v\n%s", mode, err, out)
+		t.Fatalf("pg_ctl restart -m %s: %v\n%s", mode, err, out)
 	}
-	return nil
+}
+
+// bounce stops the server (mode fast or immediate) and starts it again in
+// the background, so that what follows runs while it is down or starting
+// up; the returned func waits for it to be up.
+func (s *pgServer) bounce(t testing.TB, mode string) func() error {
+	t.Helper()
+	if mode == "immediate" {
+		s.admin(t, "CHECKPOINT")
+	}
+	if out, err := s.ctl("-m", mode, "stop"); err != nil {
+		t.Fatalf("pg_ctl stop -m %s: %v\n%s", mode, err, out)
+	}
+	done := make(chan error, 1)
+	go func() {
+		out, err := s.up()
+		if err != nil {
+			err = fmt.Errorf("pg_ctl start: %v\n%s", err, out)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
 }
 
 // freeze stops (SIGSTOP) the postmaster and every backend; the returned
