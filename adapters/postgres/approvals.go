@@ -383,7 +383,10 @@ func (s *ApprovalStore) update(ctx context.Context, id string, claim bool, fn fu
 		}
 		return nil, nil, fmt.Errorf("approval store: the claim was not stored: %w", err)
 	}
-	if !uncertain && !lost(err) {
+	if !uncertain && !lost(err) || s.db.retryFor <= 0 {
+		if uncertain {
+			return nil, nil, fmt.Errorf("approval store: %w: %v", ErrCommitUnknown, err)
+		}
 		return nil, nil, fmt.Errorf("approval store: %w", err)
 	}
 	// Decided on version, not stored or not known to be: store it on a
@@ -397,7 +400,8 @@ func (s *ApprovalStore) update(ctx context.Context, id string, claim bool, fn fu
 			hook("record-committed", 0)
 		}
 		return a, nil, nil
-	case uncertain && lost(rerr):
+	case uncertain && (lost(rerr) || errors.Is(rerr, errChanged)):
+		// Changed since: by others after this commit, or instead of it.
 		return nil, nil, fmt.Errorf("approval store: %w: %v; storing it again: %v", ErrCommitUnknown, err, rerr)
 	}
 	return nil, nil, fmt.Errorf("approval store: %w", rerr)
