@@ -190,6 +190,26 @@ type ApprovalWaiter interface {
 	Wait(ctx context.Context, id string) (*Approval, error)
 }
 
+// DecisionWaiter is an ApprovalStore that can wait for a person's decision,
+// so that a program holding a pause (in any process sharing the store) need
+// not poll. MemoryStore, filestore.FileStore and postgres.ApprovalStore
+// implement it.
+type DecisionWaiter interface {
+	ApprovalStore
+	// WaitDecision returns the approval once it is no longer pending, or
+	// once its expiry has passed, then with State StateExpired as a Gate
+	// sees it (the store is not changed); or ctx's error when ctx ends
+	// first. An approval already decided is returned at once.
+	WaitDecision(ctx context.Context, id string) (*Approval, error)
+}
+
+// decided applies expiry to a, read at now, and reports whether
+// WaitDecision returns it.
+func decided(a *Approval, now time.Time) bool {
+	a.State = a.effectiveState(now)
+	return a.State != StatePending
+}
+
 // Errors about approvals, wrapped in an *ApprovalError.
 var (
 	ErrApprovalNotFound = errors.New("no such approval")
@@ -206,6 +226,11 @@ var (
 	// never recorded (the process running it died, or it is still running
 	// elsewhere). It may have reached the server, so it is not made again.
 	ErrOutcomeUnknown = errors.New("the call was started but its outcome is unknown; it is not made again")
+	// ErrOutcomeNotRecorded: the resume made the approved call, and the
+	// store could not record its outcome, so later resumes report
+	// ErrOutcomeUnknown. When the server answered, Resume returns the
+	// result together with this error.
+	ErrOutcomeNotRecorded = errors.New("the call was made but its outcome could not be recorded, so later resumes report it unknown")
 	// ErrApprovedCallFailed: the one execution reached the server, which
 	// answered with an error; it is not made again.
 	ErrApprovedCallFailed = errors.New("the approved call was made once and the server answered with an error; it is not made again")
@@ -320,9 +345,12 @@ func SortApprovals(as []*Approval) {
 // MemoryStore is an ApprovalStore in memory, for tests and for programs
 // whose runs do not outlive the process.
 type MemoryStore struct {
-	mu sync.Mutex
-	m  map[string]*Approval
+	mu      sync.Mutex
+	m       map[string]*Approval
+	changed chan struct{} // closed and replaced on every write
 }
+
+var _ DecisionWaiter = (*MemoryStore)(nil)
 
 // NewMemoryStore returns an empty store.
 func NewMemoryStore() *MemoryStore { return &MemoryStore{m: map[string]*Approval{}} }
@@ -338,7 +366,50 @@ func (s *MemoryStore) Create(_ context.Context, a *Approval) error {
 		return fmt.Errorf("approval %s already exists", a.ID)
 	}
 	s.m[a.ID] = a.clone()
+	s.wake()
 	return nil
+}
+
+// wake tells WaitDecision that something changed; s.mu is held.
+func (s *MemoryStore) wake() {
+	if s.changed != nil {
+		close(s.changed)
+	}
+	s.changed = make(chan struct{})
+}
+
+// WaitDecision implements DecisionWaiter.
+func (s *MemoryStore) WaitDecision(ctx context.Context, id string) (*Approval, error) {
+	if err := CheckApprovalID(id); err != nil {
+		return nil, err
+	}
+	for {
+		s.mu.Lock()
+		a, ok := s.m[id]
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		if ok {
+			a = a.clone()
+		}
+		s.mu.Unlock()
+		if !ok {
+			return nil, &ApprovalError{ID: id, Err: ErrApprovalNotFound}
+		}
+		if decided(a, time.Now()) {
+			return a, nil
+		}
+		t := time.NewTimer(time.Until(a.Expires))
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
 }
 
 // Get implements ApprovalStore.
@@ -372,6 +443,7 @@ func (s *MemoryStore) Update(_ context.Context, id string, fn func(*Approval) er
 	}
 	c.ID = id
 	s.m[id] = c
+	s.wake()
 	return c.clone(), nil
 }
 

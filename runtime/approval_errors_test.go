@@ -2,6 +2,7 @@ package mcpruntime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -99,5 +100,47 @@ func TestGateDenyErrors(t *testing.T) {
 func stores(*testing.T) map[string]func(t *testing.T) ApprovalStore {
 	return map[string]func(t *testing.T) ApprovalStore{
 		"memory": func(*testing.T) ApprovalStore { return NewMemoryStore() },
+	}
+}
+
+// uncertainStore stores a resume's claim and then reports, as a shared
+// store does when its connection is lost during the commit, that it cannot
+// tell whether it did.
+type uncertainStore struct{ *MemoryStore }
+
+func (s uncertainStore) Claim(ctx context.Context, id string, fn func(*Approval) error) (*Approval, func(), error) {
+	a, err := s.Update(ctx, id, fn)
+	if err != nil || a.State != StateExecuting {
+		return a, nil, err
+	}
+	return nil, nil, &ApprovalError{ID: id, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "the connection was lost while claiming"}
+}
+
+func (s uncertainStore) Wait(ctx context.Context, id string) (*Approval, error) {
+	return s.Get(ctx, id)
+}
+
+// A store's error that already names the approval is passed on as it is:
+// the approval is named once.
+func TestClaimErrorNamesTheApprovalOnce(t *testing.T) {
+	store := uncertainStore{NewMemoryStore()}
+	g := NewGate(store)
+	srv := &argsCaller{}
+	tool := NewTool[sendInput, NoOutput](&Descriptor{Name: "send", Annotations: DefaultAnnotations(), InputSchema: json.RawMessage(`{"type":"object"}`)}, srv, WithGate(g))
+	ctx := context.Background()
+	_, err := tool.Call(ctx, sendInput{To: "bob"})
+	var are *ApprovalRequiredError
+	if !errors.As(err, &are) {
+		t.Fatal(err)
+	}
+	if err := g.Approve(ctx, are.Approval.ID, are.Approval.Digest); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tool.Resume(ctx, are.Approval.ID)
+	if !errors.Is(err, ErrOutcomeUnknown) || strings.Count(err.Error(), are.Approval.ID) != 1 {
+		t.Errorf("resume: %v", err)
+	}
+	if len(srv.args) != 0 {
+		t.Errorf("the call was made: %v", srv.args)
 	}
 }

@@ -3,6 +3,7 @@ package mcpruntime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,63 @@ func TestGateDecisions(t *testing.T) {
 	}
 	if _, got := tg.decide(WithRun(ctx, NewRun("other")), &call{desc: mut}); got {
 		t.Error("another run's taint leaked")
+	}
+}
+
+// WaitDecision returns once a person decides, at the expiry of an
+// undecided approval, at once for one decided already, and with the
+// context's error when it ends first.
+func TestMemoryStoreWaitDecision(t *testing.T) {
+	s := NewMemoryStore()
+	g := NewGate(s)
+	ctx := context.Background()
+	now := time.Now()
+	mk := func(id string, ttl time.Duration) *Approval {
+		a := testApproval(id, now)
+		a.Expires = now.Add(ttl)
+		if err := s.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := mk(strings.Repeat("1", 32), time.Hour)
+	got := make(chan *Approval, 1)
+	go func() {
+		w, err := s.WaitDecision(ctx, a.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- w
+	}()
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case w := <-got:
+		t.Fatalf("returned before the decision: %+v", w)
+	default:
+	}
+	if err := g.Approve(ctx, a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if w := <-got; w == nil || w.State != StateApproved {
+		t.Errorf("after approval: %+v", w)
+	}
+	if w, err := s.WaitDecision(ctx, a.ID); err != nil || w.State != StateApproved {
+		t.Errorf("decided already: %+v, %v", w, err)
+	}
+	e := mk(strings.Repeat("2", 32), 50*time.Millisecond)
+	if w, err := s.WaitDecision(ctx, e.ID); err != nil || w.State != StateExpired {
+		t.Errorf("at the expiry: %+v, %v", w, err)
+	}
+	if st, _ := s.Get(ctx, e.ID); st.State != StatePending {
+		t.Errorf("waiting changed the store: %s", st.State)
+	}
+	p := mk(strings.Repeat("3", 32), time.Hour)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if _, err := s.WaitDecision(cctx, p.ID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with an ending context: %v", err)
+	}
+	if _, err := s.WaitDecision(ctx, strings.Repeat("4", 32)); !errors.Is(err, ErrApprovalNotFound) {
+		t.Errorf("a missing approval: %v", err)
 	}
 }

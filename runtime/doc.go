@@ -137,7 +137,9 @@
 // once: the store moves the approval from approved to executing with a
 // compare-and-swap, one resumer wins, the others wait for its outcome (in
 // other Gates and processes too when the store is an ApprovalWaiter), and
-// every later resume returns the recorded outcome. A call that may have
+// every later resume returns the recorded outcome; a result whose outcome
+// the store could not record still reaches the resumer, with
+// ErrOutcomeNotRecorded. A call that may have
 // reached the server is never made again; if its runner died mid-call,
 // resumes report ErrOutcomeUnknown; later resumes tell a call never sent
 // (ErrApprovedCallNotSent) from one sent without an answer
@@ -156,7 +158,9 @@
 // A resource reader given a gate is such a tool too (ReaderGate). Stores:
 // MemoryStore, the FileStore of package runtime/filestore (one file per
 // approval, atomic writes, flock across processes) and the
-// adapters/postgres module, behind the ApprovalStore interface.
+// adapters/postgres module, behind the ApprovalStore interface; all three
+// are DecisionWaiters, whose WaitDecision waits, with a context, for a
+// person's decision.
 //
 // Taint tracking. With a Run in the context (WithRun), every result a
 // server returns is recorded in the run's ledger with its Provenance

@@ -351,6 +351,9 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 		case won && err != nil:
 			// The transition was not stored: nothing ran; let waiters retry.
 			g.finish(id)
+			if _, ok := err.(*ApprovalError); ok {
+				return nil, err // it names the approval
+			}
 			return nil, fmt.Errorf("approval %s: %w", id, err)
 		case won:
 			if release != nil {
@@ -363,7 +366,8 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 				return nil, err
 			}
 			if w.State == StateExecuting {
-				return nil, &ApprovalError{ID: id, Tool: w.Tool, Err: ErrOutcomeUnknown, Detail: "started " + w.Started.UTC().Format(time.RFC3339) + " by a resumer that is gone"}
+				return nil, &ApprovalError{ID: id, Tool: w.Tool, Err: ErrOutcomeUnknown, Detail: "started " + w.Started.UTC().Format(time.RFC3339) +
+					"; the store no longer sees its runner (its process ended, or lost its connection to the store), so this resume cannot wait for the outcome; a later resume returns it if the runner still records it"}
 			}
 			continue
 		case wait != nil:
@@ -423,7 +427,12 @@ func (g *Gate) run(ctx context.Context, c *call, a *Approval, next handler) (*Re
 		return nil
 	})
 	if uerr != nil {
-		return nil, fmt.Errorf("approval %s: the call was made but its outcome could not be recorded, so later resumes will report it unknown: %w", a.ID, uerr)
+		// The result is the only copy there is: it goes to the caller.
+		nr := &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeNotRecorded, Detail: uerr.Error()}
+		if err != nil {
+			return nil, fmt.Errorf("%w; %w", err, nr)
+		}
+		return res, nr
 	}
 	return res, err
 }

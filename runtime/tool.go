@@ -184,6 +184,7 @@ type typedParts struct {
 	src  *OutputSource
 	prov *Provenance
 	res  *Result
+	kept *bool // set when a result came with ErrOutcomeNotRecorded
 }
 
 func partsOf[O any](tr *TypedResult[O]) typedParts {
@@ -226,12 +227,28 @@ func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
 // Call's, plus an *ApprovalError (errors.Is ErrApprovalPending,
 // ErrApprovalDenied, ErrApprovalExpired, ErrApprovalMismatch,
 // ErrOutcomeUnknown, ErrApprovedCallFailed, ErrApprovedCallNotSent).
+//
+// When the resume made the call and the store could not record its
+// outcome, the result comes with an *ApprovalError wrapping
+// ErrOutcomeNotRecorded: it is the only copy.
 func (t *Tool[I, O]) Resume(ctx context.Context, id string) (*TypedResult[O], error) {
 	tr := new(TypedResult[O])
-	if err := t.core.resume(ctx, id, partsOf(tr)); err != nil {
-		return nil, err
+	parts, kept := partsOf(tr), false
+	parts.kept = &kept
+	if err := t.core.resume(ctx, id, parts); err != nil {
+		if !kept {
+			return nil, err
+		}
+		return tr, err
 	}
 	return tr, nil
+}
+
+// notRecorded reports whether err is the gate's ErrOutcomeNotRecorded
+// alone, which comes with the call's result.
+func notRecorded(err error) bool {
+	ae, ok := err.(*ApprovalError)
+	return ok && ae.Err == ErrOutcomeNotRecorded
 }
 
 func (t *toolCore) resume(ctx context.Context, id string, tr typedParts) error {
@@ -260,16 +277,22 @@ func (t *toolCore) resumeCall(ctx context.Context, id string) (*call, error) {
 // typed makes the call c and rehydrates its result into tr.
 func (t *toolCore) typed(ctx context.Context, c *call, tr typedParts) error {
 	res, err := t.handle(ctx, c)
-	if err != nil {
+	if err != nil && (res == nil || !notRecorded(err)) {
 		return err
 	}
-	if err := t.rehydrate(res, tr); err != nil {
-		return err
+	if rerr := t.rehydrate(res, tr); rerr != nil {
+		if err != nil {
+			return fmt.Errorf("%w; %w", rerr, err)
+		}
+		return rerr
 	}
 	if c.prov != nil && tr.prov != nil {
 		*tr.prov = *c.prov
 	}
-	return nil
+	if err != nil && tr.kept != nil {
+		*tr.kept = true
+	}
+	return err
 }
 
 // newCall starts a call, resolving its principal before anything is sent.
@@ -451,6 +474,8 @@ func (t *toolCore) invoke(ctx context.Context, args json.RawMessage) (ModelResul
 // ResumeInvoke is Resume for a language model: the approved call's result
 // as model text, or, for a denied approval, a failed result telling the
 // model a person denied the call. Other approval problems are Go errors.
+// A result whose outcome could not be recorded comes with
+// ErrOutcomeNotRecorded, as from Resume.
 func (t *Tool[I, O]) ResumeInvoke(ctx context.Context, id string) (ModelResult, error) {
 	return t.core.resumeInvoke(ctx, id)
 }
@@ -464,6 +489,10 @@ func (t *toolCore) resumeInvoke(ctx context.Context, id string) (ModelResult, er
 	var ae *ApprovalError
 	if errors.As(err, &ae) && errors.Is(ae.Err, ErrApprovalDenied) {
 		return ModelResult{IsError: true, Text: denialText(ae)}, nil
+	}
+	if res != nil && notRecorded(err) {
+		m, _ := t.modelResult(ctx, c, res, nil) // never an error for a result
+		return m, err
 	}
 	return t.modelResult(ctx, c, res, err)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
@@ -28,8 +29,23 @@ func (db *DB) Runs() *RunStore { return &RunStore{db: db} }
 // replica went on with the run), nothing is stored and Save fails.
 func (s *RunStore) Save(ctx context.Context, r *mcpruntime.Run) error {
 	ledger := r.Ledger()
-	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
-		stored, err := s.records(ctx, tx, r.ID(), true)
+	// A save repeated stores nothing twice, so a lost connection is
+	// retried, even one lost while committing.
+	err := s.db.retry(ctx, func(int) error { return s.save(ctx, r.ID(), ledger) })
+	if err != nil {
+		return fmt.Errorf("run store: save run %q: %w", r.ID(), err)
+	}
+	return nil
+}
+
+func (s *RunStore) save(ctx context.Context, id string, ledger []mcpruntime.Provenance) error {
+	tx, err := s.db.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.end()
+	err = func() error {
+		stored, err := s.records(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -47,22 +63,27 @@ func (s *RunStore) Save(ctx context.Context, r *mcpruntime.Run) error {
 				}
 				continue
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO mcpgen_run_ledger (run_id, seq, record) VALUES ($1, $2, $3)`, r.ID(), i, string(b)); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO mcpgen_run_ledger (run_id, seq, record) VALUES ($1, $2, $3)`, id, i, string(b)); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}()
 	if err != nil {
-		return fmt.Errorf("run store: save run %q: %w", r.ID(), err)
+		return err
 	}
-	return nil
+	return tx.Commit(ctx)
 }
 
 // Load returns the run with the stored ledger; a run never saved has an
 // empty one.
 func (s *RunStore) Load(ctx context.Context, id string) (*mcpruntime.Run, error) {
-	recs, err := s.records(ctx, s.db.pool, id, false)
+	var recs [][]byte
+	err := s.db.repeatable(ctx, func(c *pgxpool.Conn) error {
+		var err error
+		recs, err = s.records(ctx, c, id, false)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("run store: load run %q: %w", id, err)
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
 
@@ -26,41 +28,60 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
-// The tests start their own PostgreSQL server: initdb into a temporary
+// The tests start their own PostgreSQL servers: initdb into a temporary
 // directory, then the server on a Unix socket in it, with no TCP port. The
 // server refuses to run as root, so under root (CI) it runs as the
-// postgres user, or nobody.
+// postgres user, or nobody. Two servers start at once: pg, shared by the
+// tests that at most cut connections, and faultPG, which the tests that
+// restart, stop or freeze a server use one at a time.
 
-var pg struct {
-	dir     string // data directory's parent, and the socket directory
-	missing string // why there is no server
+// pgServer is one test server.
+type pgServer struct {
+	dir      string // data directory's parent, and the socket directory
+	missing  string // why there is no server
+	pgctl    string
+	uid, gid int
+	// spare holds databases made ahead, while tests wait on other
+	// things: creating one takes a few hundred milliseconds.
+	spare chan string
 }
+
+var pg, faultPG = &pgServer{}, &pgServer{}
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("PGH_MODE"); mode != "" {
 		os.Exit(helperMain(mode))
 	}
-	stop, err := startServer()
-	if err != nil {
-		pg.missing = err.Error()
+	var wg sync.WaitGroup
+	for _, s := range []*pgServer{pg, faultPG} {
+		wg.Go(func() {
+			if err := s.start(); err != nil {
+				s.missing = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	if pg.missing == "" {
+		pg.makeAhead(3)
 	}
 	code := m.Run()
-	if stop != nil {
-		stop()
-	}
+	pg.stop()
+	faultPG.stop()
 	os.Exit(code)
 }
 
 // needPG skips (or under CI=true fails) a test when there is no server.
-func needPG(t testing.TB) {
+func needPG(t testing.TB) { t.Helper(); pg.need(t) }
+
+func (s *pgServer) need(t testing.TB) {
 	t.Helper()
-	if pg.missing == "" {
+	if s.missing == "" {
 		return
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("PostgreSQL is required under CI=true: %s", pg.missing)
+		t.Fatalf("PostgreSQL is required under CI=true: %s", s.missing)
 	}
-	t.Skipf("no PostgreSQL server: %s", pg.missing)
+	t.Skipf("no PostgreSQL server: %s", s.missing)
 }
 
 // pgBin finds a server program: in MCPGEN_PG_BIN when set, else in the
@@ -90,86 +111,132 @@ func versionOf(p string) int {
 }
 
 // asServerUser makes cmd run unprivileged when the tests run as root.
-func asServerUser(cmd *exec.Cmd, uid, gid int) {
-	if uid >= 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+func (s *pgServer) asServerUser(cmd *exec.Cmd) {
+	if s.uid >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid)}}
 	}
 }
 
-func startServer() (func(), error) {
+func (s *pgServer) start() error {
 	initdb, err := pgBin("initdb")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	pgctl, err := pgBin("pg_ctl")
-	if err != nil {
-		return nil, err
+	if s.pgctl, err = pgBin("pg_ctl"); err != nil {
+		return err
 	}
-	uid, gid := -1, -1
+	s.uid, s.gid = -1, -1
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			if u, err = user.Lookup("nobody"); err != nil {
-				return nil, errors.New("running as root and there is neither a postgres nor a nobody user to run the server as")
+				return errors.New("running as root and there is neither a postgres nor a nobody user to run the server as")
 			}
 		}
-		uid, _ = strconv.Atoi(u.Uid)
-		gid, _ = strconv.Atoi(u.Gid)
+		s.uid, _ = strconv.Atoi(u.Uid)
+		s.gid, _ = strconv.Atoi(u.Gid)
 	}
 	dir, err := os.MkdirTemp("", "mcpgen-pg-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if uid >= 0 {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			return nil, err
+	if s.uid >= 0 {
+		if err := os.Chown(dir, s.uid, s.gid); err != nil {
+			return err
 		}
 	}
-	data := filepath.Join(dir, "data")
-	cmd := exec.Command(initdb, "-D", data, "-U", "mcpgen", "-A", "trust", "-E", "UTF8", "--no-sync")
-	asServerUser(cmd, uid, gid)
+	cmd := exec.Command(initdb, "-D", filepath.Join(dir, "data"), "-U", "mcpgen", "-A", "trust", "-E", "UTF8", "--no-sync")
+	s.asServerUser(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	opts := "-k " + dir + " -c listen_addresses= -c max_connections=300"
-	cmd = exec.Command(pgctl, "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-o", opts, "start")
-	asServerUser(cmd, uid, gid)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	s.dir = dir
+	if out, err := s.up(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+		s.dir = ""
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
-	pg.dir = dir
-	return func() {
-		cmd := exec.Command(pgctl, "-D", data, "-m", "immediate", "-w", "stop")
-		asServerUser(cmd, uid, gid)
-		_ = cmd.Run()
-		_ = os.RemoveAll(dir)
-	}, nil
+	return nil
 }
 
-func dsnFor(db string) string {
-	return fmt.Sprintf("host=%s port=5432 user=mcpgen dbname=%s sslmode=disable", pg.dir, db)
+// up starts the server.
+func (s *pgServer) up() ([]byte, error) {
+	return s.ctl("-l", filepath.Join(s.dir, "log"), "-o", "-k "+s.dir+" -c listen_addresses= -c max_connections=300", "start")
 }
+
+// ctl runs pg_ctl on the server's data directory, waiting for it.
+func (s *pgServer) ctl(args ...string) ([]byte, error) {
+	cmd := exec.Command(s.pgctl, append([]string{"-D", filepath.Join(s.dir, "data"), "-w"}, args...)...)
+	s.asServerUser(cmd)
+	return cmd.CombinedOutput()
+}
+
+func (s *pgServer) stop() {
+	if s.dir == "" {
+		return
+	}
+	_, _ = s.ctl("-m", "immediate", "stop")
+	_ = os.RemoveAll(s.dir)
+}
+
+func (s *pgServer) dsn(db string) string {
+	return fmt.Sprintf("host=%s port=5432 user=mcpgen dbname=%s sslmode=disable", s.dir, db)
+}
+
+func dsnFor(db string) string { return pg.dsn(db) }
 
 var dbSeq atomic.Int32
 
-// newDatabase creates an empty database for one test and returns its DSN.
-func newDatabase(t testing.TB) string {
+// newDatabase creates an empty database on pg for one test and returns
+// its DSN.
+func newDatabase(t testing.TB) string { t.Helper(); return pg.newDatabase(t) }
+
+// Databases are not dropped: the server and its files go when the tests
+// end.
+func (s *pgServer) newDatabase(t testing.TB) string {
 	t.Helper()
-	needPG(t)
+	s.need(t)
+	if s.spare != nil {
+		if name, ok := <-s.spare; ok {
+			return s.dsn(name)
+		}
+	}
 	name := fmt.Sprintf("t%d", dbSeq.Add(1))
-	admin(t, "CREATE DATABASE "+name)
-	t.Cleanup(func() { admin(t, "DROP DATABASE "+name+" WITH (FORCE)") })
-	return dsnFor(name)
+	s.admin(t, "CREATE DATABASE "+name)
+	return s.dsn(name)
 }
 
-// admin runs sql on the postgres database, outside any store.
-func admin(t testing.TB, sql string, args ...any) {
+// makeAhead keeps n databases ready, until creating one fails.
+func (s *pgServer) makeAhead(n int) {
+	s.spare = make(chan string, n)
+	go func() {
+		defer close(s.spare)
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, s.dsn("postgres"))
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		for {
+			name := fmt.Sprintf("t%d", dbSeq.Add(1))
+			if _, err := c.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+				return
+			}
+			s.spare <- name
+		}
+	}()
+}
+
+// admin runs sql on pg's postgres database, outside any store.
+func admin(t testing.TB, sql string, args ...any) { t.Helper(); pg.admin(t, sql, args...) }
+
+func (s *pgServer) admin(t testing.TB, sql string, args ...any) {
 	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, dsnFor("postgres"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.dsn("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +244,102 @@ func admin(t testing.TB, sql string, args ...any) {
 	if _, err := c.Exec(ctx, sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
+}
+
+// terminate cuts, from a superuser connection, the connections to
+// database db that match where (SQL over pg_stat_activity), and returns
+// how many it cut.
+func (s *pgServer) terminate(t testing.TB, db, where string) int {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, s.dsn("postgres"))
+	if err != nil {
+		t.Error(err) // may run outside the test's goroutine
+		return 0
+	}
+	defer c.Close(ctx)
+	var n int
+	if err := c.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND (`+where+`)`, db).Scan(&n); err != nil {
+		t.Error(err)
+	}
+	return n
+}
+
+// restart restarts the server: mode fast or immediate.
+func (s *pgServer) restart(t testing.TB, mode string) {
+	t.Helper()
+	if mode == "immediate" {
+		// Little to replay, so the restart is quick.
+		s.admin(t, "CHECKPOINT")
+	}
+	// -l, so that the server does not inherit (and hold open) our pipe.
+	if out, err := s.ctl("-l", filepath.Join(s.dir, "log"), "-m", mode, "restart"); err != nil {
+		t.Fatalf("pg_ctl restart -m %s: %v\n%s", mode, err, out)
+	}
+}
+
+// bounce stops the server (mode fast or immediate) and starts it again in
+// the background, so that what follows runs while it is down or starting
+// up; the returned func waits for it to be up.
+func (s *pgServer) bounce(t testing.TB, mode string) func() error {
+	t.Helper()
+	if mode == "immediate" {
+		s.admin(t, "CHECKPOINT")
+	}
+	if out, err := s.ctl("-m", mode, "stop"); err != nil {
+		t.Fatalf("pg_ctl stop -m %s: %v\n%s", mode, err, out)
+	}
+	done := make(chan error, 1)
+	go func() {
+		out, err := s.up()
+		if err != nil {
+			err = fmt.Errorf("pg_ctl start: %v\n%s", err, out)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
+}
+
+// freeze stops (SIGSTOP) the postmaster and every backend; the returned
+// func lets them go on (SIGCONT). The test's cleanup thaws them anyway.
+func (s *pgServer) freeze(t testing.TB) func() {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.dir, "data", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	postmaster, err := strconv.Atoi(line)
+	if err != nil {
+		t.Fatalf("postmaster.pid: %q", line)
+	}
+	pids := []int{postmaster}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		st, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces.
+		f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+		if len(f) > 1 && f[1] == line {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	var once sync.Once
+	thaw := func() {
+		once.Do(func() {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+			}
+		})
+	}
+	t.Cleanup(thaw)
+	return thaw
 }
 
 // openDB opens a store on dsn, closed with the test.
@@ -333,6 +496,12 @@ func resumeOnce(ctx context.Context, c mcpruntime.Caller, g *mcpruntime.Gate, id
 	return outcome{Out: string(b)}
 }
 
+// helperEnv is the environment of a helper process: the race detector
+// (under -race) does not wait its default second at exit.
+func helperEnv() []string {
+	return append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+}
+
 // helper is a resuming process: this test binary in a helper mode.
 type helper struct {
 	cmd   *exec.Cmd
@@ -346,7 +515,7 @@ type helper struct {
 func startHelper(t *testing.T, dsn, id, endpoint string, n int, stop string) *helper {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PGH_MODE=resume", "PGH_DSN="+dsn, "PGH_ID="+id, "PGH_ENDPOINT="+endpoint,
+	cmd.Env = append(helperEnv(), "PGH_MODE=resume", "PGH_DSN="+dsn, "PGH_ID="+id, "PGH_ENDPOINT="+endpoint,
 		"PGH_N="+strconv.Itoa(n), "PGH_STOP="+stop)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -405,7 +574,7 @@ func (h *helper) results(t *testing.T) []outcome {
 // each applying the migrations.
 func migrateProcess(dsn string, n int) error {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PGH_MODE=migrate", "PGH_DSN="+dsn, "PGH_N="+strconv.Itoa(n))
+	cmd.Env = append(helperEnv(), "PGH_MODE=migrate", "PGH_DSN="+dsn, "PGH_N="+strconv.Itoa(n))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%v\n%s", err, out)
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mcpgen/mcpgen/runtime/manager"
 )
@@ -28,21 +31,23 @@ func (s *ServerStore) Put(ctx context.Context, cfg manager.ServerConfig) error {
 	if err != nil {
 		return fmt.Errorf("server %q: encode: %w", cfg.ID, err)
 	}
-	_, err = s.db.pool.Exec(ctx, `INSERT INTO mcpgen_servers (id, config) VALUES ($1, $2::jsonb)
-		ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config, updated = now()`, cfg.ID, string(b))
+	// Writing the same entry twice is harmless, so a lost connection is
+	// retried.
+	err = s.db.repeatable(ctx, func(c *pgxpool.Conn) error {
+		_, err := c.Exec(ctx, `INSERT INTO mcpgen_servers (id, config) VALUES ($1, $2::jsonb)
+			ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config, updated = now()`, cfg.ID, string(b))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("server store: %w", err)
 	}
 	return nil
 }
 
-// Get implements manager.ServerStore.
+// Get implements manager.ServerStore. A row that does not decode is an
+// error naming it.
 func (s *ServerStore) Get(ctx context.Context, id string) (manager.ServerConfig, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT id, config::text FROM mcpgen_servers WHERE id = $1`, id)
-	if err != nil {
-		return manager.ServerConfig{}, fmt.Errorf("server store: %w", err)
-	}
-	all, err := collect(rows)
+	all, err := s.query(ctx, `SELECT id, config::text FROM mcpgen_servers WHERE id = $1`, id)
 	if err != nil {
 		return manager.ServerConfig{}, err
 	}
@@ -52,59 +57,68 @@ func (s *ServerStore) Get(ctx context.Context, id string) (manager.ServerConfig,
 	return all[0], nil
 }
 
-// List implements manager.ServerStore; entries come sorted by id. A row
-// that does not decode fails the list, naming the row.
+// List implements manager.ServerStore; entries come sorted by id. Rows
+// that do not decode are left out and reported together in the error,
+// each by its id, with the entries that do.
 func (s *ServerStore) List(ctx context.Context) ([]manager.ServerConfig, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT id, config::text FROM mcpgen_servers ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("server store: %w", err)
-	}
-	return collect(rows)
+	return s.query(ctx, `SELECT id, config::text FROM mcpgen_servers ORDER BY id`)
 }
 
 // Delete implements manager.ServerStore.
 func (s *ServerStore) Delete(ctx context.Context, id string) error {
-	tag, err := s.db.pool.Exec(ctx, `DELETE FROM mcpgen_servers WHERE id = $1`, id)
+	var n int64
+	err := s.db.repeatable(ctx, func(c *pgxpool.Conn) error {
+		tag, err := c.Exec(ctx, `DELETE FROM mcpgen_servers WHERE id = $1`, id)
+		n += tag.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("server store: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return fmt.Errorf("server %q: %w", id, manager.ErrServerNotFound)
 	}
 	return nil
 }
 
-type rowsLike interface {
-	Next() bool
-	Scan(...any) error
-	Err() error
-	Close()
-}
-
-// collect decodes rows strictly: unknown members are refused, not
-// dropped, and the id column must be the entry's own (the Registry checks
-// it again against the id asked for).
-func collect(rows rowsLike) ([]manager.ServerConfig, error) {
-	defer rows.Close()
-	var out []manager.ServerConfig
-	for rows.Next() {
-		var id, doc string
-		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, fmt.Errorf("server store: %w", err)
+// query reads entries strictly: unknown members are refused, not dropped,
+// and the id column must be the entry's own (the Registry checks it again
+// against the id asked for). The entries that decode come back with an
+// error joining one per row that does not.
+func (s *ServerStore) query(ctx context.Context, sql string, args ...any) ([]manager.ServerConfig, error) {
+	var (
+		out []manager.ServerConfig
+		bad []error
+	)
+	err := s.db.repeatable(ctx, func(c *pgxpool.Conn) error {
+		out, bad = out[:0], bad[:0]
+		rows, err := c.Query(ctx, sql, args...)
+		if err != nil {
+			return err
 		}
-		var c manager.ServerConfig
-		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("server store: row %q: %w", id, err)
+		defer rows.Close()
+		for rows.Next() {
+			var id, doc string
+			if err := rows.Scan(&id, &doc); err != nil {
+				return err
+			}
+			var cfg manager.ServerConfig
+			dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&cfg); err != nil {
+				bad = append(bad, fmt.Errorf("server store: row %q: %w", id, err))
+				continue
+			}
+			if cfg.ID != id {
+				bad = append(bad, fmt.Errorf("server store: row %q: /id: %q does not match the row", id, cfg.ID))
+				continue
+			}
+			out = append(out, cfg)
 		}
-		if c.ID != id {
-			return nil, fmt.Errorf("server store: row %q: /id: %q does not match the row", id, c.ID)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("server store: %w", err)
 	}
-	return out, nil
+	return out, errors.Join(bad...)
 }

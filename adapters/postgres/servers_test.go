@@ -94,3 +94,51 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("second delete: %v", err)
 	}
 }
+
+// Rows that do not decode (an unknown member, a duration written "5s")
+// are reported by id and the other entries listed, rows that break the
+// policy are skipped and reported as well, and the list survives the
+// store's connections being cut just before.
+func TestRegistryListsTheRest(t *testing.T) {
+	dsn := newDatabase(t)
+	db := openDB(t, dsn)
+	ctx := context.Background()
+	reg := manager.NewRegistry(db.Servers(), manager.Policy{})
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if _, err := reg.Save(ctx, manager.ServerConfig{ID: id, Transport: manager.Transport{Kind: manager.TransportStdio, Command: "npx"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sql := range []string{
+		`UPDATE mcpgen_servers SET config = config || '{"trusted": true}' WHERE id = 'b'`,
+		`UPDATE mcpgen_servers SET config = jsonb_set(config, '{toolTimeout}', '"5s"') WHERE id = 'c'`,
+		`UPDATE mcpgen_servers SET config = jsonb_set(config, '{transport,command}', '"sh"') WHERE id = 'd'`,
+	} {
+		if _, err := db.Pool().Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := pg.terminate(t, dbName(dsn), "true"); n == 0 {
+		t.Fatal("nothing cut")
+	}
+	list, err := reg.List(ctx)
+	if len(list) != 1 || list[0].ID != "a" {
+		t.Errorf("listed %v", list)
+	}
+	var ce *manager.ConfigError
+	if err == nil || !errors.As(err, &ce) || ce.Server != "d" {
+		t.Fatalf("list error: %v", err)
+	}
+	for _, want := range []string{`row "b": json: unknown field "trusted"`, `row "c": json: cannot unmarshal string`, `server "d"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the list error does not say %s: %v", want, err)
+		}
+	}
+	pg.terminate(t, dbName(dsn), "true")
+	if _, err := reg.Load(ctx, "a"); err != nil {
+		t.Errorf("load after a cut: %v", err)
+	}
+	if _, err := reg.Load(ctx, "c"); err == nil || !strings.Contains(err.Error(), `row "c"`) {
+		t.Errorf("load of an undecodable row: %v", err)
+	}
+}

@@ -38,6 +38,11 @@ type FileStore struct {
 	lock *os.File
 }
 
+var (
+	_ mcpruntime.ApprovalWaiter = (*FileStore)(nil)
+	_ mcpruntime.DecisionWaiter = (*FileStore)(nil)
+)
+
 // Open opens (creating if needed) the store in dir.
 func Open(dir string) (*FileStore, error) {
 	if dir == "" {
@@ -175,6 +180,32 @@ func (s *FileStore) Wait(ctx context.Context, id string) (*mcpruntime.Approval, 
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(pause):
+		}
+	}
+}
+
+// WaitDecision implements mcpruntime.DecisionWaiter by polling the
+// approval, with backoff up to 250 ms, until it is decided or expires.
+func (s *FileStore) WaitDecision(ctx context.Context, id string) (*mcpruntime.Approval, error) {
+	for pause := time.Millisecond; ; pause = min(2*pause, 250*time.Millisecond) {
+		a, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if a.State != mcpruntime.StatePending {
+			return a, nil
+		}
+		left := time.Until(a.Expires)
+		if left <= 0 {
+			a.State = mcpruntime.StateExpired // as a Gate sees it
+			return a, nil
+		}
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
 		}
 	}
 }

@@ -388,3 +388,122 @@ func TestFileStoreWriteErrors(t *testing.T) {
 		}
 	})
 }
+
+// WaitDecision on one store sees a decision made through another over the
+// same directory, and an expiry.
+func TestFileStoreWaitDecision(t *testing.T) {
+	skipWithoutFlock(t)
+	dir := filepath.Join(t.TempDir(), "approvals")
+	var stores []*FileStore
+	for range 2 {
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		stores = append(stores, s)
+	}
+	waiter, decider := stores[0], stores[1]
+	ctx := context.Background()
+	a := testApproval(randomID(), time.Now())
+	if err := decider.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *mcpruntime.Approval, 1)
+	go func() {
+		w, err := waiter.WaitDecision(ctx, a.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- w
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := mcpruntime.NewGate(decider).Deny(ctx, a.ID, "no"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case w := <-got:
+		if w == nil || w.State != mcpruntime.StateDenied || w.Reason != "no" {
+			t.Errorf("after the denial: %+v", w)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the denial was not seen")
+	}
+	e := testApproval(randomID(), time.Now())
+	e.Expires = time.Now().Add(50 * time.Millisecond)
+	if err := decider.Create(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := waiter.WaitDecision(ctx, e.ID); err != nil || w.State != mcpruntime.StateExpired {
+		t.Errorf("at the expiry: %+v, %v", w, err)
+	}
+	p := testApproval(randomID(), time.Now())
+	if err := decider.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if _, err := waiter.WaitDecision(cctx, p.ID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with an ending context: %v", err)
+	}
+}
+
+// closing is a server that closes the store while the approved call runs,
+// so that its outcome cannot be recorded.
+type closing struct{ s *FileStore }
+
+func (c closing) CallTool(context.Context, string, json.RawMessage) (*mcpruntime.Result, error) {
+	_ = c.s.Close()
+	return &mcpruntime.Result{StructuredContent: json.RawMessage(`{"ok":true}`)}, nil
+}
+
+type noteIn struct {
+	Note string `json:"note"`
+}
+
+func (*noteIn) Validate() error { return nil }
+
+type okOut struct {
+	OK bool `json:"ok"`
+}
+
+func (*okOut) Validate() error { return nil }
+
+// A result whose outcome the store could not record is returned to the
+// resumer with an error saying so, not thrown away.
+func TestOutcomeNotRecordedKeepsResult(t *testing.T) {
+	skipWithoutFlock(t)
+	dir := filepath.Join(t.TempDir(), "approvals")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mcpruntime.NewGate(s)
+	d := &mcpruntime.Descriptor{Name: "note", GoName: "Note", Annotations: mcpruntime.DefaultAnnotations(),
+		InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)}
+	tool := mcpruntime.NewTool[noteIn, okOut](d, closing{s}, mcpruntime.WithGate(g))
+	ctx := context.Background()
+	_, err = tool.Call(ctx, noteIn{Note: "x"})
+	var are *mcpruntime.ApprovalRequiredError
+	if !errors.As(err, &are) {
+		t.Fatal(err)
+	}
+	if err := g.Approve(ctx, are.Approval.ID, are.Approval.Digest); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tool.Resume(ctx, are.Approval.ID)
+	if !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || r == nil || !r.Output.OK {
+		t.Fatalf("resume: %+v, %v", r, err)
+	}
+	if strings.Count(err.Error(), are.Approval.ID) != 1 || !strings.Contains(err.Error(), "approval store: closed") {
+		t.Errorf("error: %v", err)
+	}
+	again, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if a, _ := again.Get(ctx, are.Approval.ID); a.State != mcpruntime.StateExecuting {
+		t.Errorf("state %s", a.State)
+	}
+}

@@ -154,7 +154,9 @@ var ErrServerNotFound = errors.New("server not registered")
 // Registry validates every entry it saves and every entry it loads, so a
 // store that was written around it cannot slip an unsafe entry through.
 // Implementations must be safe for concurrent use; Get and Delete return
-// an error matching ErrServerNotFound for an unknown id.
+// an error matching ErrServerNotFound for an unknown id. List may return
+// the entries it could read together with an error naming those it could
+// not; the Registry lists the former and reports the latter.
 type ServerStore interface {
 	Put(ctx context.Context, cfg ServerConfig) error
 	Get(ctx context.Context, id string) (ServerConfig, error)
@@ -265,15 +267,19 @@ func (r *Registry) Load(ctx context.Context, id string) (ServerConfig, error) {
 }
 
 // List returns the valid entries sorted by id. Entries that fail
-// validation are left out and reported together in the error, so one bad
-// entry does not hide the others.
+// validation, and those the store could not read, are left out and
+// reported together in the error, so one bad entry does not hide the
+// others.
 func (r *Registry) List(ctx context.Context) ([]ServerConfig, error) {
 	all, err := r.store.List(ctx)
-	if err != nil {
+	if err != nil && len(all) == 0 {
 		return nil, fmt.Errorf("list servers: %w", err)
 	}
 	var out []ServerConfig
 	var errs []error
+	if err != nil {
+		errs = append(errs, fmt.Errorf("list servers: %w", err))
+	}
 	for _, c := range all {
 		n, err := r.policy.Validate(ctx, c)
 		if err != nil {
