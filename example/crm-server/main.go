@@ -91,7 +91,11 @@ func serveHTTP(s *server.MCPServer, addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s))
+	var h http.Handler = server.NewStreamableHTTPServer(s)
+	if p := os.Getenv(metaLogEnv); p != "" {
+		h = metaLog(h, p)
+	}
+	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 
