@@ -21,20 +21,7 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )
 
 replace github.com/mcpgen/mcpgen => ../..
-
-require (
-	github.com/mcpgen/mcpgen/adapters/internal/crmtest v0.0.0
-	github.com/mcpgen/mcpgen/example v0.0.0
-	go.opentelemetry.io/otel/sdk v1.47.0
-	go.opentelemetry.io/otel/sdk/metric v1.47.0
-)
-
-replace (
-	github.com/mcpgen/mcpgen/adapters/internal/crmtest => ../internal/crmtest
-	github.com/mcpgen/mcpgen/example => ../../example
-)

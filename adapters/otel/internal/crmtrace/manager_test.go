@@ -1,4 +1,4 @@
-package mcpotel_test
+package crmtrace
 
 import (
 	"bytes"
