@@ -11,7 +11,10 @@
 // can wait for the server to hold it.
 //
 // With -http, the endpoint URL is printed on stdout once the server is
-// listening (use port 0 to pick a free port).
+// listening (use port 0 to pick a free port). For tests, CRM_SERVER_META_LOG
+// names a file to which each request's method, target and params._meta are
+// appended, one JSON line each (-http only): where clients propagate
+// trace context.
 package main
 
 import (

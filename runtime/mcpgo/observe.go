@@ -62,8 +62,9 @@ func addrOf(endpoint string) netAddr {
 // the W3C trace context (traceparent, tracestate), as OpenTelemetry's MCP
 // conventions propagate it on every transport. set ignores progressToken
 // and the keys the protocol reserves (a prefix with a label
-// modelcontextprotocol or mcp, such as io.modelcontextprotocol/). A meta
-// propagator passed with WithClientOptions replaces it.
+// modelcontextprotocol or mcp, such as io.modelcontextprotocol/). It is
+// mcp-go's meta propagator: of it and one passed with WithClientOptions,
+// the option given last is used.
 func WithMetaInjector(inject func(ctx context.Context, set func(key, value string))) Option {
 	return func(c *config) {
 		if inject != nil {

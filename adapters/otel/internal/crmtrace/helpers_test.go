@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -66,6 +67,7 @@ func mustTelemetry(t *testing.T, opts ...mcpotel.Option) *telemetry {
 // theirs in this form.
 type span struct {
 	Name     string            `json:"name"`
+	Start    time.Time         `json:"start"`
 	Kind     string            `json:"kind"`
 	TraceID  string            `json:"traceId"`
 	SpanID   string            `json:"spanId"`
@@ -99,7 +101,7 @@ func attrMap(kvs []attribute.KeyValue) map[string]string {
 func (t *telemetry) finished() []span {
 	var out []span
 	for _, s := range t.spans.GetSpans() {
-		sp := span{Name: s.Name, Kind: s.SpanKind.String(), TraceID: s.SpanContext.TraceID().String(), SpanID: s.SpanContext.SpanID().String(),
+		sp := span{Name: s.Name, Start: s.StartTime, Kind: s.SpanKind.String(), TraceID: s.SpanContext.TraceID().String(), SpanID: s.SpanContext.SpanID().String(),
 			Attrs: attrMap(s.Attributes), Status: s.Status.Code.String(), StatusOf: s.Status.Description}
 		if s.Parent.IsValid() {
 			sp.Parent = s.Parent.SpanID().String()
