@@ -216,7 +216,10 @@ func spanName(op *mcpruntime.Operation) string {
 // attributed as the conventions say.
 func (o *Observer) Begin(ctx context.Context, op *mcpruntime.Operation) context.Context {
 	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, semconv.McpMethodNameKey.String(op.Method), AttrServer.String(op.Server))
+	attrs = append(attrs, semconv.McpMethodNameKey.String(op.Method))
+	if op.Server != "" {
+		attrs = append(attrs, AttrServer.String(op.Server))
+	}
 	switch op.Method {
 	case mcpruntime.MethodToolsCall:
 		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(op.Tool))
@@ -249,7 +252,10 @@ func (o *Observer) End(ctx context.Context, op *mcpruntime.Operation, e *mcprunt
 	span := trace.SpanFromContext(ctx)
 	outcome, errType, status := classify(e)
 	common := make([]attribute.KeyValue, 0, 12)
-	common = append(common, AttrServer.String(op.Server), AttrOutcome.String(outcome))
+	common = append(common, AttrOutcome.String(outcome))
+	if op.Server != "" {
+		common = append(common, AttrServer.String(op.Server))
+	}
 	switch op.Method {
 	case mcpruntime.MethodToolsCall:
 		common = append(common, semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(op.Tool))
@@ -335,6 +341,7 @@ func classify(e *mcpruntime.Ending) (outcome, errType, status string) {
 //	missing_tool           the server does not offer the tool
 //	connect_error          no session could be set up
 //	connection_lost        the session ended under the request
+//	not_sent               another failure before the request left
 //	resource_expired       the server no longer has the resource
 //	too_large              the response exceeds the read limit
 //	approval_expired       the approval expired undecided
@@ -386,6 +393,8 @@ func ErrorType(err error) string {
 		return "connect_error"
 	case errors.As(err, &cle):
 		return "connection_lost"
+	case errors.Is(err, mcpruntime.ErrNotSent):
+		return "not_sent"
 	}
 	return "_OTHER"
 }
