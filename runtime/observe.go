@@ -200,15 +200,17 @@ func GateObserver(o Observer) GateOption {
 
 type observerKey struct{}
 
-// ObserverFrom returns the Observer of the operation ctx belongs to, or nil.
+// ObserverFrom returns the Observer of the operation ctx belongs to, or
+// nil; the connection manager sends its retries and breaker transitions
+// there.
 func ObserverFrom(ctx context.Context) Observer {
 	o, _ := ctx.Value(observerKey{}).(Observer)
 	return o
 }
 
-// Report tells the Observer of the operation ctx belongs to about e; it
-// does nothing outside an observed operation. The connection manager
-// reports its retries and breaker transitions with it.
+// Report tells the Observer of the operation ctx belongs to about e, for
+// a Caller of one's own that has something to report; it does nothing
+// outside an observed operation.
 func Report(ctx context.Context, e Event) {
 	if o := ObserverFrom(ctx); o != nil {
 		ev := e // on the heap only when reported

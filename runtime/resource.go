@@ -403,8 +403,8 @@ func Refresh() ReadOption {
 }
 
 // WithToolOptions applies tool options that also make sense for reads
-// (WithTimeout, WithIdentity, WithServerName, WithGate), so one set of
-// options can serve a program's tools and reads. WithGate holds only the
+// (WithTimeout, WithIdentity, WithServerName, WithGate, WithObserver), so
+// one set of options can serve a program's tools and reads. WithGate holds only the
 // reads a model asks for through a resource reader (GateRead).
 func WithToolOptions(opts ...Option) ReadOption {
 	return func(o *readOptions) {
