@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -86,6 +87,10 @@ type Approval struct {
 	// Continued is when a paused agent loop went on with this approval's
 	// result (Toolset.MarkContinued): a pause is resumed once.
 	Continued time.Time `json:"continued,omitzero"`
+	// Trace is the trace context of the call that was held (W3C
+	// traceparent and tracestate), when its tool has an Observer that
+	// writes one (TraceCarrier): a resume anywhere can link to it.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 // Outcome is what the one execution of an approved call produced: the
@@ -139,6 +144,7 @@ func (a *Approval) effectiveState(now time.Time) ApprovalState {
 func (a *Approval) clone() *Approval {
 	c := *a
 	c.Args = cloneRaw(a.Args)
+	c.Trace = maps.Clone(a.Trace)
 	if a.Outcome != nil {
 		o := *a.Outcome
 		o.Result = cloneRaw(o.Result)

@@ -170,6 +170,20 @@
 // GateAfterTaint, once a run has ingested external content every call to a
 // tool not annotated read-only needs approval.
 //
+// # Observing
+//
+// An Observer (WithObserver for tools, ReadObserver for reads and prompts,
+// GateObserver for a gate's decisions) sees each operation from outside
+// the guards: Begin before the gate, End after the taint record, and the
+// events in between (held, resumed, replayed, outcome recorded, ledger
+// records, the manager's retries and breaker transitions). Begin's context
+// is the one the call goes on with, so a span there reaches the connection
+// (mcpgo.WithMetaInjector puts its trace context in params._meta). A gate
+// stores a TraceCarrier's trace context with the approval it creates, for
+// resumes elsewhere to link to. WithToolCallID names the model's call. A
+// tool without an Observer has none in its chain. The adapters/otel module
+// implements it with OpenTelemetry; docs/observability.md describes both.
+//
 // # What lives elsewhere
 //
 // Generated code also imports github.com/mcpgen/mcpgen/runtime/mcpimpl,

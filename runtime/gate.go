@@ -65,6 +65,7 @@ type Gate struct {
 	taintAware bool
 	ttl        time.Duration
 	now        func() time.Time
+	observer   Observer
 
 	mu sync.Mutex
 	// inflight has a channel per approval this process is executing,
@@ -126,7 +127,7 @@ var errNoChange = errors.New("no change")
 func (g *Gate) Approve(ctx context.Context, id, digest string) error {
 	now := g.now()
 	var fail error
-	_, err := g.store.Update(ctx, id, func(a *Approval) error {
+	stored, err := g.store.Update(ctx, id, func(a *Approval) error {
 		if a.Digest != digest {
 			return &ApprovalError{ID: id, Tool: a.Tool, Err: ErrApprovalMismatch, Detail: fmt.Sprintf("it covers arguments %s, not %s", a.Digest, digest)}
 		}
@@ -153,6 +154,7 @@ func (g *Gate) Approve(ctx context.Context, id, digest string) error {
 	if err != nil {
 		return err
 	}
+	g.decided(ctx, stored)
 	return fail
 }
 
@@ -164,7 +166,7 @@ var ErrApprovalStarted = errors.New("the approved call has already started")
 func (g *Gate) Deny(ctx context.Context, id, reason string) error {
 	now := g.now()
 	var fail error
-	_, err := g.store.Update(ctx, id, func(a *Approval) error {
+	stored, err := g.store.Update(ctx, id, func(a *Approval) error {
 		switch a.effectiveState(now) {
 		case StatePending, StateApproved:
 			a.State, a.Decided, a.Reason = StateDenied, now, reason
@@ -188,6 +190,7 @@ func (g *Gate) Deny(ctx context.Context, id, reason string) error {
 	if err != nil {
 		return err
 	}
+	g.decided(ctx, stored)
 	return fail
 }
 
@@ -246,8 +249,14 @@ func (g *Gate) intercept(next handler) handler {
 			ID: randomID(), Tool: c.desc.Name, Server: c.server, ServerIdentity: c.desc.Server, SchemaHash: c.desc.SchemaHash, Args: compact.Bytes(), Digest: digest,
 			Principal: c.principal, Why: why, State: StatePending, Created: now, Expires: now.Add(g.ttl),
 		}
+		if c.obs != nil {
+			a.Trace = c.traceOf(ctx)
+		}
 		if err := g.store.Create(ctx, a); err != nil {
 			return nil, fmt.Errorf("tool %q: store approval: %w", c.desc.Name, err)
+		}
+		if c.obs != nil {
+			c.obs.Event(ctx, &Event{Kind: EventApprovalPending, Approval: a})
 		}
 		return nil, &ApprovalRequiredError{Approval: a}
 	}
@@ -359,6 +368,9 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 			if release != nil {
 				defer release()
 			}
+			if c.obs != nil {
+				c.obs.Event(ctx, &Event{Kind: EventApprovalResumed, Approval: a})
+			}
 			return g.run(ctx, c, a, next)
 		case foreign:
 			w, err := waiter.Wait(ctx, id)
@@ -378,6 +390,9 @@ func (g *Gate) execute(ctx context.Context, c *call, next handler) (*Result, err
 				return nil, ctx.Err()
 			}
 		case seen != nil:
+			if c.obs != nil {
+				c.obs.Event(ctx, &Event{Kind: EventApprovalReplayed, Approval: seen})
+			}
 			return replay(ctx, c, seen)
 		case expired != nil && err == nil:
 			return nil, expired
@@ -419,7 +434,7 @@ func (g *Gate) run(ctx context.Context, c *call, a *Approval, next handler) (*Re
 	} else if out.Result, err = encodeResult(res); err != nil {
 		out.Error = "encode result: " + err.Error()
 	}
-	_, uerr := g.store.Update(context.WithoutCancel(ctx), a.ID, func(s *Approval) error {
+	done, uerr := g.store.Update(context.WithoutCancel(ctx), a.ID, func(s *Approval) error {
 		if s.State != StateExecuting {
 			return fmt.Errorf("state is %s, not executing", s.State)
 		}
@@ -433,6 +448,9 @@ func (g *Gate) run(ctx context.Context, c *call, a *Approval, next handler) (*Re
 			return nil, fmt.Errorf("%w; %w", err, nr)
 		}
 		return res, nr
+	}
+	if c.obs != nil {
+		c.obs.Event(ctx, &Event{Kind: EventApprovalOutcome, Approval: done})
 	}
 	return res, err
 }
@@ -464,6 +482,9 @@ func replay(ctx context.Context, c *call, a *Approval) (*Result, error) {
 		c.prov = &p
 		if r := RunFrom(ctx); r != nil {
 			r.Record(p)
+		}
+		if c.obs != nil {
+			c.obs.Event(ctx, &Event{Kind: EventTaint, Provenance: c.prov})
 		}
 	}
 	return res, nil

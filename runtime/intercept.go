@@ -21,6 +21,8 @@ type call struct {
 	approval string
 	// prov is set by the taint recorder when a result came back.
 	prov *Provenance
+	// obs is the tool's Observer (observe.go), nil when it has none.
+	obs Observer
 }
 
 type handler func(ctx context.Context, c *call) (*Result, error)

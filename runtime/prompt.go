@@ -137,6 +137,9 @@ func GetPrompt(ctx context.Context, c Caller, d *PromptDescriptor, args map[stri
 		return nil, fmt.Errorf("get %s: the connection (%T) cannot get prompts: it does not implement mcpruntime.PromptGetter", what, c)
 	}
 	o := newReadOptions(c, opts)
+	if o.observer != nil {
+		return observedPrompt(ctx, o, c, d, args, opts)
+	}
 	var res *PromptResult
 	err := o.guard(ctx, what, func(ctx context.Context) (err error) {
 		res, err = g.GetPrompt(ctx, d.Name, args)

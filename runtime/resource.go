@@ -346,6 +346,8 @@ type readOptions struct {
 	server  string
 	refresh bool
 	gate    *Gate // for resource readers only (ReaderGate)
+	// observer sees the read (observe.go).
+	observer Observer
 }
 
 func newReadOptions(c Caller, opts []ReadOption) readOptions {
@@ -401,16 +403,16 @@ func Refresh() ReadOption {
 }
 
 // WithToolOptions applies tool options that also make sense for reads
-// (WithTimeout, WithIdentity, WithServerName, WithGate), so one set of
-// options can serve a program's tools and reads. WithGate holds only the
-// reads a model asks for through a resource reader (ReaderGate).
+// (WithTimeout, WithIdentity, WithServerName, WithGate, WithObserver), so
+// one set of options can serve a program's tools and reads. WithGate holds
+// only the reads a model asks for through a resource reader (ReaderGate).
 func WithToolOptions(opts ...Option) ReadOption {
 	return func(o *readOptions) {
-		t := toolOptions{timeout: o.timeout, tokens: o.tokens, server: o.server, gate: o.gate}
+		t := toolOptions{timeout: o.timeout, tokens: o.tokens, server: o.server, gate: o.gate, observer: o.observer}
 		for _, opt := range opts {
 			opt(&t)
 		}
-		o.timeout, o.tokens, o.server, o.gate = t.timeout, t.tokens, t.server, t.gate
+		o.timeout, o.tokens, o.server, o.gate, o.observer = t.timeout, t.tokens, t.server, t.gate, t.observer
 	}
 }
 
@@ -496,6 +498,9 @@ func ReadURI(ctx context.Context, c Caller, uri string, opts ...ReadOption) (*Re
 }
 
 func (o readOptions) read(ctx context.Context, c Caller, uri string) (*ResourceResult, error) {
+	if o.observer != nil {
+		return o.observedRead(ctx, c, uri)
+	}
 	what := fmt.Sprintf("resource %q", uri)
 	r, ok := c.(ResourceReader)
 	if !ok {
@@ -574,6 +579,7 @@ func (o readOptions) record(ctx context.Context, p Provenance, digest string) Pr
 	if r := RunFrom(ctx); r != nil {
 		r.Record(p)
 	}
+	reportTaint(ctx, p)
 	return p
 }
 

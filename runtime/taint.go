@@ -133,6 +133,9 @@ func recordTaint(next handler) handler {
 		if r := RunFrom(ctx); r != nil {
 			r.Record(*c.prov)
 		}
+		if c.obs != nil {
+			c.obs.Event(ctx, &Event{Kind: EventTaint, Provenance: c.prov})
+		}
 		return res, err
 	}
 }

@@ -27,6 +27,7 @@ type toolOptions struct {
 	gate        *Gate
 	server      string
 	rendering   Rendering
+	observer    Observer
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
@@ -155,7 +156,7 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 	if o.identityArg != "" {
 		t.declared = declaredProperties(desc.InputSchema, o.identityArg)
 	}
-	t.handle = chain(callerHandler(c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
+	t.handle = chain(callerHandler(c), observing(o.observer, c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
 }
 
 // Descriptor returns the tool's descriptor.

@@ -11,7 +11,10 @@
 // can wait for the server to hold it.
 //
 // With -http, the endpoint URL is printed on stdout once the server is
-// listening (use port 0 to pick a free port).
+// listening (use port 0 to pick a free port). For tests, CRM_SERVER_META_LOG
+// names a file to which each request's method, target and params._meta are
+// appended, one JSON line each (-http only): where clients propagate
+// trace context.
 package main
 
 import (
@@ -91,7 +94,11 @@ func serveHTTP(s *server.MCPServer, addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s))
+	var h http.Handler = server.NewStreamableHTTPServer(s)
+	if p := os.Getenv(metaLogEnv); p != "" {
+		h = metaLog(h, p)
+	}
+	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 

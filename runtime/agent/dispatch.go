@@ -86,7 +86,7 @@ func (s *Set) Dispatch(ctx context.Context, c Call) (Result, error) {
 	if v := s.views[c.Name]; v.strict && s.dialect == DialectStrict {
 		args = stripNulls(args, v.nulls)
 	}
-	m, err := e.tool.Invoke(ctx, args)
+	m, err := e.tool.Invoke(mcpruntime.WithToolCallID(ctx, c.ID), args)
 	if err != nil {
 		return Result{}, fmt.Errorf("tool %q: %w", c.Name, err)
 	}

@@ -257,7 +257,7 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 	undecided := false
 	for _, w := range ws {
 		r, id := p.Results[w.i], w.stored.ID
-		m, err := w.e.ts.Resume(ctx, w.e.wire, id)
+		m, err := w.e.ts.Resume(mcpruntime.WithToolCallID(ctx, r.CallID), w.e.wire, id)
 		var ae *mcpruntime.ApprovalError
 		switch {
 		case err == nil:

@@ -96,7 +96,11 @@ const (
 
 // allow asks to make a call. On success the caller must report the
 // outcome with done.
-func (b *breaker) allow() (done func(outcome), err error) {
+func (b *breaker) allow() (done func(outcome), err error) { return b.allowNoting(nil) }
+
+// allowNoting is allow, appending to moves (when not nil) the state
+// changes that it and done make, for the manager's observer.
+func (b *breaker) allowNoting(moves *[]transition) (done func(outcome), err error) {
 	if b == nil || b.cfg.Disabled {
 		return func(outcome) {}, nil
 	}
@@ -107,23 +111,24 @@ func (b *breaker) allow() (done func(outcome), err error) {
 		if b.now().Before(b.until) {
 			return nil, b.openError()
 		}
-		b.state, b.successes = BreakerHalfOpen, 0
+		b.move(moves, BreakerHalfOpen)
+		b.successes = 0
 		fallthrough
 	case BreakerHalfOpen:
 		if b.trial {
 			return nil, b.openError()
 		}
 		b.trial = true
-		return b.report(true), nil
+		return b.report(true, moves), nil
 	}
-	return b.report(false), nil
+	return b.report(false, moves), nil
 }
 
 func (b *breaker) openError() error {
 	return &CircuitOpenError{Server: b.server, Tool: b.tool, Failures: b.opened, Until: b.until}
 }
 
-func (b *breaker) report(trial bool) func(outcome) {
+func (b *breaker) report(trial bool, moves *[]transition) func(outcome) {
 	var once sync.Once
 	return func(o outcome) {
 		once.Do(func() {
@@ -140,16 +145,17 @@ func (b *breaker) report(trial bool) func(outcome) {
 			// Outcomes of calls let through before the circuit opened
 			// do not count once it has.
 			case trial && b.state == BreakerHalfOpen && failed:
-				b.trip(b.opened)
+				b.trip(b.opened, moves)
 			case trial && b.state == BreakerHalfOpen:
 				b.successes++
 				if b.successes >= b.cfg.SuccessThreshold {
-					b.state, b.failures = BreakerClosed, 0
+					b.move(moves, BreakerClosed)
+					b.failures = 0
 				}
 			case !trial && b.state == BreakerClosed && failed:
 				b.failures++
 				if b.failures >= b.cfg.FailureThreshold {
-					b.trip(b.failures)
+					b.trip(b.failures, moves)
 				}
 			case !trial && b.state == BreakerClosed:
 				b.failures = 0
@@ -158,9 +164,21 @@ func (b *breaker) report(trial bool) func(outcome) {
 	}
 }
 
-func (b *breaker) trip(n int) {
-	b.state, b.opened, b.failures, b.successes = BreakerOpen, n, 0, 0
+func (b *breaker) trip(n int, moves *[]transition) {
+	b.move(moves, BreakerOpen)
+	b.opened, b.failures, b.successes = n, 0, 0
 	b.until = b.now().Add(b.cfg.CoolDown)
+}
+
+// transition is a change of a circuit's state.
+type transition struct{ from, to BreakerState }
+
+// move sets the state, noting the change in moves.
+func (b *breaker) move(moves *[]transition, to BreakerState) {
+	if moves != nil && b.state != to {
+		*moves = append(*moves, transition{b.state, to})
+	}
+	b.state = to
 }
 
 // State returns the circuit's state as of now.

@@ -231,6 +231,7 @@ type Manager struct {
 	now         func() time.Time
 	sleep       func(context.Context, time.Duration) error
 	rand        func() float64
+	observer    mcpruntime.Observer
 
 	life   context.Context // ends at CloseAll; bounds connection attempts
 	cancel context.CancelFunc

@@ -62,7 +62,7 @@ func (c *managedCaller) ToolNames(ctx context.Context) ([]string, error) {
 // call makes one logical tool call: breaker, drift check, concurrency cap,
 // then the call itself with retries where they cannot run the tool twice.
 func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name string, args json.RawMessage) (res *mcpruntime.Result, err error) {
-	done, err := s.breakerFor(name).allow()
+	done, err := s.allow(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,9 @@ func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name str
 			}
 			return nil, err
 		}
-		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
+		delay := s.m.backoff(attempt)
+		s.m.retrying(ctx, attempt+1, delay, err)
+		if s.m.sleep(ctx, delay) != nil {
 			return nil, err
 		}
 	}
@@ -313,7 +315,7 @@ func (m *Manager) resolve(ctx context.Context, cfg ServerConfig, src ToolSource)
 		return nil, err
 	}
 	c := &managedCaller{s: s, tools: map[string]*mcpruntime.Descriptor{}}
-	opts := append([]mcpruntime.Option{mcpruntime.WithTimeout(cfg.EffectiveToolTimeout()), mcpruntime.WithServerName(cfg.ID)}, src.Options...)
+	opts := append([]mcpruntime.Option{mcpruntime.WithTimeout(cfg.EffectiveToolTimeout()), mcpruntime.WithServerName(cfg.ID), mcpruntime.WithObserver(m.observer)}, src.Options...)
 	var candidates []mcpruntime.Invoker
 	if src.Bind != nil {
 		candidates = src.Bind(c, opts...)

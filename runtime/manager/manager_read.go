@@ -78,7 +78,9 @@ func (s *server) read(ctx context.Context, what string, do func(context.Context,
 			}
 			return err
 		}
-		if s.m.sleep(ctx, s.m.backoff(attempt)) != nil {
+		delay := s.m.backoff(attempt)
+		s.m.retrying(ctx, attempt+1, delay, err)
+		if s.m.sleep(ctx, delay) != nil {
 			return err
 		}
 	}

@@ -344,6 +344,8 @@ type Conn struct {
 	cfg  config
 	kind kind
 	dial func(l *link) (transport.Interface, error)
+	// addr is an HTTP endpoint's host and port (observe.go).
+	addr netAddr
 	// single: the Conn carries one connection only and does not replace
 	// it when it ends (the connection manager decides about reconnecting).
 	single bool
@@ -456,6 +458,7 @@ func Stdio(command string, args []string, opts ...Option) *Conn {
 // StreamableHTTP returns a Conn to a streamable HTTP endpoint.
 func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindHTTP, nil)
+	c.addr = addrOf(endpoint)
 	c.dial = func(l *link) (transport.Interface, error) {
 		o := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(c.httpClient(l, endpoint))}
 		o = append(o, c.cfg.httpOpts...)
@@ -478,6 +481,7 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 // SSE returns a Conn to a legacy HTTP+SSE endpoint.
 func SSE(endpoint string, opts ...Option) *Conn {
 	c := newConn(hideURL(newConfig(hostOf(endpoint), opts), endpoint), kindSSE, nil)
+	c.addr = addrOf(endpoint)
 	c.dial = func(l *link) (transport.Interface, error) {
 		o := []transport.ClientOption{transport.WithHTTPClient(c.httpClient(l, endpoint))}
 		o = append(o, c.cfg.sseOpts...)
