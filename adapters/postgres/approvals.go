@@ -81,10 +81,11 @@ var ErrCommitUnknown = errors.New("the connection was lost while the change was 
 //
 //	1: the members of the first builds, which did not record formats
 //	2: adds schemaHash, continued and outcome.delivery
+//	3: adds serverIdentity and trace
 //
 // A member added to mcpruntime.Approval (or its Outcome) needs a new
 // format here (TestDocumentFormats fails until it has one).
-const docVersion = 2
+const docVersion = 3
 
 // ErrNewerDocument: the row was written by a newer build, in a format of
 // the document this build does not read.
@@ -92,6 +93,9 @@ var ErrNewerDocument = errors.New("written by a newer build in a format this bui
 
 // formatOf is the oldest format that holds a.
 func formatOf(a *mcpruntime.Approval) int {
+	if a.ServerIdentity != "" || len(a.Trace) > 0 {
+		return 3
+	}
 	if a.SchemaHash != "" || !a.Continued.IsZero() || (a.Outcome != nil && a.Outcome.Delivery != "") {
 		return 2
 	}

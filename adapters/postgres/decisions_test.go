@@ -128,7 +128,7 @@ func jsonMembers(t reflect.Type) []string {
 // a new format (this test lists every member of each).
 func TestDocumentFormats(t *testing.T) {
 	formats := map[string][]string{
-		"Approval":   {"args", "continued", "created", "decided", "digest", "expires", "id", "outcome", "principal", "reason", "schemaHash", "server", "started", "state", "tool", "why"},
+		"Approval":   {"args", "continued", "created", "decided", "digest", "expires", "id", "outcome", "principal", "reason", "schemaHash", "server", "serverIdentity", "started", "state", "tool", "trace", "why"},
 		"Outcome":    {"delivery", "error", "finished", "provenance", "result"},
 		"Provenance": {"digest", "external", "isError", "prompt", "resource", "server", "time", "tool"},
 	}
@@ -159,15 +159,21 @@ func TestDocumentFormats(t *testing.T) {
 	if v := docv(plain.ID); v != 2 {
 		t.Errorf("an approval with a schema hash is written in format %d", v)
 	}
+	if _, err := s.Update(ctx, plain.ID, func(a *mcpruntime.Approval) error { a.ServerIdentity = "crm/crm"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if v := docv(plain.ID); v != 3 {
+		t.Errorf("an approval with a server identity is written in format %d", v)
+	}
 
 	newer := gated(t, instant{}, g, "newer")
 	if err := g.Approve(ctx, newer.ID, newer.Digest); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool().Exec(ctx, `UPDATE mcpgen_approvals SET docv = 3, doc = replace(doc, '"tool"', '"future":1,"tool"') WHERE id = $1`, newer.ID); err != nil {
+	if _, err := db.Pool().Exec(ctx, `UPDATE mcpgen_approvals SET docv = 4, doc = replace(doc, '"tool"', '"future":1,"tool"') WHERE id = $1`, newer.ID); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("row %s: written by a newer build in a format this build does not read (format 3; this build reads formats up to 2)", newer.ID)
+	want := fmt.Sprintf("row %s: written by a newer build in a format this build does not read (format 4; this build reads formats up to 3)", newer.ID)
 	check := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, ErrNewerDocument) || !strings.Contains(err.Error(), want) {
