@@ -94,8 +94,8 @@ func TestLayering(t *testing.T) {
 // generated-code helpers, the manager and the session layer live in
 // packages of their own. The bound is a tripwire for code that belongs
 // elsewhere, not a budget to squeeze lines into: the security rules the
-// runtime enforces (template values, gated reads, scrubbing) took it past
-// 5,000.
+// runtime enforces (template values, gated reads, scrubbing) and the
+// observer seam took it past 5,000.
 func TestRuntimeIsSlim(t *testing.T) {
 	lines := 0
 	files, err := filepath.Glob("*.go")
@@ -112,8 +112,8 @@ func TestRuntimeIsSlim(t *testing.T) {
 		}
 		lines += strings.Count(string(b), "\n")
 	}
-	if lines > 5600 {
-		t.Errorf("runtime has %d lines of non-test code, over the 5,600 its design allows", lines)
+	if lines > 6000 {
+		t.Errorf("runtime has %d lines of non-test code, over the 6,000 its design allows", lines)
 	}
 	t.Logf("runtime: %d lines of non-test code", lines)
 }
