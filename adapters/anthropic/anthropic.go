@@ -167,19 +167,27 @@ func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome
 // agent.Set.Resume): an altered pause is an error wrapping
 // agent.ErrPauseAltered, a second resume one wrapping agent.ErrPauseUsed,
 // and the model is not asked.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []anthropic.MessageParam
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
 		return nil, fmt.Errorf("mcpanthropic: pause conversation: %w", err)
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
-	if err != nil {
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, err
+	}
+	if results == nil {
 		return nil, err
 	}
-	if still != nil {
-		return &Outcome{Messages: msgs, Pause: still}, nil
-	}
-	return l.Run(ctx, append(msgs, ResultMessage(results)))
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.Run(ctx, append(msgs, ResultMessage(results)))
+	return o, errors.Join(err, rerr)
 }
 
 func (l *Loop) send(ctx context.Context, p anthropic.MessageNewParams) (*anthropic.Message, error) {

@@ -588,3 +588,40 @@ func TestAlteredOrRepeatedPauseRefused(t *testing.T) {
 		t.Errorf("notes east %d, west %d, %d model requests; want 1, 0, 2", e, w, m.requests())
 	}
 }
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// caller the error.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	store := crmtest.FileStore(t, t.TempDir())
+	gate := mcpruntime.NewGate(store)
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)})
+	const note = "Recorded nowhere."
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "update_deal", `{"deal_id":"D-2001","note":"`+note+`"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			if r := result(t, req, "tu_1"); r.IsError || !strings.Contains(resultText(r), "alice: "+note) {
+				t.Errorf("update_deal result = %+v", r)
+			}
+			return text("Noted.")
+		})
+	loop := newLoop(t, svc, s, false)
+	o, err := loop.Run(crmtest.Alice(), ask("Note it."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	a := o.Pause.Results[0].Pending
+	if err := gate.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	o, err = loop.Resume(crmtest.Alice(), o.Pause)
+	if !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || o == nil || finalText(o) != "Noted." {
+		t.Fatalf("resume = %+v, %v", o, err)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
+		t.Errorf("%d notes", n)
+	}
+}

@@ -170,6 +170,7 @@ type harness struct {
 	model  *model
 	url    string
 	stream bool
+	opts   []mcpeino.Option
 }
 
 func newHarness(t *testing.T, steps ...step) *harness {
@@ -186,7 +187,7 @@ func (h *harness) runner(set *agent.Set, store *memStore) *adk.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := mcpeino.Tools(set)
+	tools, err := mcpeino.Tools(set, h.opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,5 +410,49 @@ func TestDenialAndTwoServers(t *testing.T) {
 	}
 	if e, w := crmtest.Notes(t, east, "D-2001", "west only"), crmtest.Notes(t, west, "D-2001", "west only"); e != 0 || w != 1 {
 		t.Errorf("notes: east %d, west %d", e, w)
+	}
+}
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// error handler the error.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	store := crmtest.FileStore(t, t.TempDir())
+	gate := mcpruntime.NewGate(store)
+	const note = "Recorded nowhere."
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	var handled []error
+	h.opts = []mcpeino.Option{mcpeino.WithErrorHandler(func(_ context.Context, err error) { handled = append(handled, err) })}
+	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)}), &memStore{M: map[string][]byte{}})
+	o := drain(t, r.Query(crmtest.Alice(), "Note it.", adk.WithCheckPointID("run-1")))
+	if len(o.interrupts) != 1 {
+		t.Fatalf("want one interrupt: %+v", o)
+	}
+	info := o.interrupts[0].Info.(*mcpeino.ApprovalInfo)
+	if err := gate.Approve(context.Background(), info.ID, info.Digest); err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: map[string]any{o.interrupts[0].ID: nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := drain(t, it); o.final != "Noted." {
+		t.Fatalf("resumed: %+v", o)
+	}
+	if len(handled) != 1 || !errors.Is(handled[0], mcpruntime.ErrOutcomeNotRecorded) {
+		t.Errorf("handled %v", handled)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
+		t.Errorf("%d notes", n)
 	}
 }

@@ -153,19 +153,27 @@ func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, e
 // again, with nothing sent to the model. An altered pause (an error
 // wrapping agent.ErrPauseAltered) and a pause already resumed
 // (agent.ErrPauseUsed) send nothing either.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []llms.MessageContent
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
 		return nil, fmt.Errorf("mcplangchain: pause conversation: %w", err)
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
-	if err != nil {
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, err
+	}
+	if results == nil {
 		return nil, err
 	}
-	if still != nil {
-		return &Outcome{Messages: msgs, Pause: still}, nil
-	}
-	return l.Run(ctx, append(msgs, ToolMessages(results)...))
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.Run(ctx, append(msgs, ToolMessages(results)...))
+	return o, errors.Join(err, rerr)
 }
 
 // PendingError is what a tools.Tool returns for a gated call: langchaingo's

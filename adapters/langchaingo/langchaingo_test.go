@@ -306,3 +306,37 @@ func TestAgentTools(t *testing.T) {
 		t.Errorf("gated call ran (%d)", n)
 	}
 }
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// caller the error.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	store := crmtest.FileStore(t, t.TempDir())
+	gate := mcpruntime.NewGate(store)
+	const note = "Recorded nowhere."
+	loop, _ := newLoop(t, newSet(t, agent.DialectJSONSchema, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)}),
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	o, err := loop.Run(crmtest.Alice(), ask("Note it."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	a := o.Pause.Results[0].Pending
+	if err := gate.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = loop.Resume(crmtest.Alice(), o.Pause); !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || final(o) != "Noted." {
+		t.Fatalf("resume = %+v, %v", o, err)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
+		t.Errorf("%d notes", n)
+	}
+}

@@ -159,17 +159,25 @@ func (l *ResponsesLoop) run(ctx context.Context, prev string, input responses.Re
 // sent to the model. An altered pause (an error wrapping
 // agent.ErrPauseAltered) and a pause already resumed (agent.ErrPauseUsed)
 // send nothing either.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *ResponsesLoop) Resume(ctx context.Context, p *agent.Pause) (*ResponsesOutcome, error) {
 	var st responsesState
 	if err := json.Unmarshal(p.Conversation, &st); err != nil || st.PreviousResponseID == "" {
 		return nil, errors.New("mcpopenai: the pause is not from a ResponsesLoop")
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
-	if err != nil {
+	if still != nil {
+		return &ResponsesOutcome{Pause: still}, err
+	}
+	if results == nil {
 		return nil, err
 	}
-	if still != nil {
-		return &ResponsesOutcome{Pause: still}, nil
-	}
-	return l.run(ctx, st.PreviousResponseID, FunctionCallOutputs(results))
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.run(ctx, st.PreviousResponseID, FunctionCallOutputs(results))
+	return o, errors.Join(err, rerr)
 }

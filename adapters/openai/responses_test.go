@@ -18,7 +18,9 @@ import (
 
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
 	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
+	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
 type respItem struct {
@@ -214,5 +216,71 @@ func TestResponsesLoop(t *testing.T) {
 	}
 	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
 		t.Errorf("the CRM has %d notes, want exactly 1", n)
+	}
+}
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// caller the error, in both loops.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	url := crmtest.Server(t)
+	const note = "Recorded nowhere."
+	newTools := func() (*agent.Set, *mcpruntime.Gate, *mcpgo.Conn) {
+		conn := crmtest.Conn(t, url)
+		store := crmtest.FileStore(t, t.TempDir())
+		gate := mcpruntime.NewGate(store)
+		return newSet(t, agent.DialectStrict, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)}), gate, conn
+	}
+	approve := func(g *mcpruntime.Gate, p *agent.Pause) {
+		a := p.Results[0].Pending
+		if err := g.Approve(context.Background(), a.ID, a.Digest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := `{"deal_id":"D-2001","note":"` + note + `","stage":null,"amount":null}`
+
+	s, gate, conn := newTools()
+	_, svc := newResponses(t,
+		func(t *testing.T, req *respRequest) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", call}}}
+		},
+		func(t *testing.T, req *respRequest) reply {
+			if text, _ := req.output(t, "call_1"); !strings.Contains(text, "alice: "+note) {
+				t.Errorf("update_deal output: %s", text)
+			}
+			return reply{text: "Noted."}
+		})
+	rl := &mcpopenai.ResponsesLoop{Client: svc, Params: responses.ResponseNewParams{Model: "gpt-test"}, Tools: s}
+	o, err := rl.Run(crmtest.Alice(), userInput("Note it."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	approve(gate, o.Pause)
+	if o, err = rl.Resume(crmtest.Alice(), o.Pause); !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || o == nil || o.Final.OutputText() != "Noted." {
+		t.Fatalf("Responses resume = %+v, %v", o, err)
+	}
+
+	s, gate, _ = newTools()
+	_, chat := newModel(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", call}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal result = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	loop := newLoop(chat, s, false)
+	co, err := loop.Run(crmtest.Alice(), ask("Note it."))
+	if err != nil || co.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", co, err)
+	}
+	approve(gate, co.Pause)
+	if co, err = loop.Resume(crmtest.Alice(), co.Pause); !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || final(co) != "Noted." {
+		t.Fatalf("Chat Completions resume = %+v, %v", co, err)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 2 {
+		t.Errorf("%d notes, want one per loop", n)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime/filestore"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/example/crmapi"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -117,12 +118,36 @@ func Toolset(t testing.TB, c mcpruntime.Caller, g *mcpruntime.Gate) *mcpruntime.
 // FileGate is a gate over a file store in dir, as a process would open it.
 func FileGate(t testing.TB, dir string) *mcpruntime.Gate {
 	t.Helper()
+	return mcpruntime.NewGate(FileStore(t, dir))
+}
+
+// FileStore opens the file store in dir; it is closed when the test ends.
+func FileStore(t testing.TB, dir string) *filestore.FileStore {
+	t.Helper()
 	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	return mcpruntime.NewGate(s)
+	return s
+}
+
+// ClosingStore is the connection c closing store as each call returns,
+// after the server has answered: the outcome of an approved call made
+// through it cannot be recorded (mcpruntime.ErrOutcomeNotRecorded).
+func ClosingStore(c *mcpgo.Conn, store io.Closer) mcpruntime.Caller {
+	return closing{c, store}
+}
+
+type closing struct {
+	*mcpgo.Conn
+	store io.Closer
+}
+
+func (c closing) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	res, err := c.Conn.CallTool(ctx, name, args)
+	_ = c.store.Close()
+	return res, err
 }
 
 // Notes counts the notes on a deal with exactly the given text ("alice: "
