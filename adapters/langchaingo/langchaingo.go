@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -34,18 +35,45 @@ func Definitions(s *agent.Set) ([]llms.Tool, error) {
 	return out, nil
 }
 
-// Calls returns a choice's tool calls.
-func Calls(c *llms.ContentChoice) []agent.Call {
+// Turn returns the choices of a response that make the model's turn. A
+// provider may return one turn as several choices: langchaingo's Anthropic
+// client returns one per content block, so Claude's "text, then tool_use"
+// is two choices and parallel calls are one each. So with one candidate
+// requested (the default; opts are the request's options) every choice is
+// a part of the turn; with llms.WithN above 1 the choices are alternatives
+// and the first is the turn.
+func Turn(resp *llms.ContentResponse, opts ...llms.CallOption) []*llms.ContentChoice {
+	if resp == nil || len(resp.Choices) == 0 {
+		return nil
+	}
+	var co llms.CallOptions
+	for _, o := range opts {
+		o(&co)
+	}
+	if co.N > 1 {
+		return resp.Choices[:1]
+	}
+	return resp.Choices
+}
+
+// Calls returns the tool calls of a turn's choices, in order.
+func Calls(choices ...*llms.ContentChoice) []agent.Call {
 	var out []agent.Call
-	for _, tc := range c.ToolCalls {
-		if tc.FunctionCall != nil {
-			out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+	for _, c := range choices {
+		if c == nil {
+			continue
+		}
+		for _, tc := range c.ToolCalls {
+			if tc.FunctionCall != nil {
+				out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+			}
 		}
 	}
 	return out
 }
 
-// AssistantMessage is the choice as the conversation's assistant turn.
+// AssistantMessage is a choice as an assistant message: its text, then
+// its tool calls.
 func AssistantMessage(c *llms.ContentChoice) llms.MessageContent {
 	m := llms.MessageContent{Role: llms.ChatMessageTypeAI}
 	if c.Content != "" {
@@ -55,6 +83,41 @@ func AssistantMessage(c *llms.ContentChoice) llms.MessageContent {
 		m.Parts = append(m.Parts, tc)
 	}
 	return m
+}
+
+// AssistantMessages is a turn as the conversation's assistant messages:
+// one per choice that holds anything, as the provider returned them, so
+// that its client reads them back as it wrote them (the Anthropic client
+// reads one part per message, and the API joins consecutive messages of
+// one role; an OpenAI turn is one choice, so one message with every call).
+func AssistantMessages(choices []*llms.ContentChoice) []llms.MessageContent {
+	var out []llms.MessageContent
+	for _, c := range choices {
+		if m := AssistantMessage(c); len(m.Parts) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// final is a turn as one choice: the text of all its choices.
+func final(choices []*llms.ContentChoice) *llms.ContentChoice {
+	if len(choices) == 1 {
+		return choices[0]
+	}
+	f := &llms.ContentChoice{}
+	var text strings.Builder
+	for _, c := range choices {
+		text.WriteString(c.Content)
+		if c.StopReason != "" {
+			f.StopReason = c.StopReason
+		}
+		if f.GenerationInfo == nil {
+			f.GenerationInfo = c.GenerationInfo
+		}
+	}
+	f.Content = text.String()
+	return f
 }
 
 // ToolMessages answers a turn's calls, one tool message per call in order.
@@ -85,7 +148,9 @@ func text(r agent.Result) string {
 // DefaultMaxTurns bounds a Loop's model requests per Run or Resume.
 const DefaultMaxTurns = 20
 
-// Loop is a function-calling conversation with any llms.Model.
+// Loop is a function-calling conversation with any llms.Model. Each
+// response is read as one turn (see Turn): every tool call of every
+// choice is made.
 type Loop struct {
 	Model llms.Model
 	Tools *agent.Set
@@ -97,7 +162,8 @@ type Loop struct {
 // Outcome is where a Run or Resume stopped.
 type Outcome struct {
 	Messages []llms.MessageContent
-	// Final is the model's last choice when the loop ended.
+	// Final is the model's last turn when the loop ended, as one choice
+	// (the text of all the turn's choices; see Turn).
 	Final *llms.ContentChoice
 	// Pause is set instead when calls wait for approval (see agent.Pause).
 	Pause *agent.Pause
@@ -124,14 +190,14 @@ func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, e
 		if err != nil {
 			return nil, err
 		}
-		if len(resp.Choices) == 0 {
+		turn := Turn(resp, opts...)
+		if len(turn) == 0 {
 			return nil, errors.New("mcplangchain: the response has no choices")
 		}
-		c := resp.Choices[0]
-		msgs = append(msgs, AssistantMessage(c))
-		calls := Calls(c)
+		msgs = append(msgs, AssistantMessages(turn)...)
+		calls := Calls(turn...)
 		if len(calls) == 0 {
-			return &Outcome{Messages: msgs, Final: c}, nil
+			return &Outcome{Messages: msgs, Final: final(turn)}, nil
 		}
 		results, pause, err := l.Tools.DispatchAll(ctx, calls)
 		if err != nil {
