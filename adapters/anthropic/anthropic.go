@@ -1,7 +1,8 @@
 // Package mcpanthropic hands mcpgen's typed, gated MCP tools to the
 // Anthropic Messages API (github.com/anthropics/anthropic-sdk-go/v2):
 // ToolParams from an agent.Set, tool_use blocks to tool_result blocks (with
-// is_error, and images as image blocks), and a Loop that runs until the
+// is_error, images as image blocks and embedded PDFs as document blocks),
+// and a Loop that runs until the
 // model ends its turn or a call waits for a person's approval.
 package mcpanthropic
 
@@ -71,6 +72,13 @@ func content(parts []agent.Part, fallback string) []anthropic.ToolResultBlockPar
 					Data: p.Data, MediaType: anthropic.Base64ImageSourceMediaType(p.MIMEType),
 				}},
 			}})
+		case p.Kind == agent.PartFile && p.MIMEType == "application/pdf":
+			// agent has read the type from the bytes.
+			doc := &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfBase64: &anthropic.Base64PDFSourceParam{Data: p.Data}}}
+			if p.Name != "" {
+				doc.Title = anthropic.String(p.Name)
+			}
+			out = append(out, anthropic.ToolResultBlockParamContentUnion{OfDocument: doc})
 		case p.Text != "": // the API refuses empty text blocks
 			out = append(out, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: p.Text}})
 		}

@@ -33,6 +33,7 @@ type block struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	Title     string          `json:"title,omitempty"`
 	Content   []block         `json:"content,omitempty"`
 	Source    *struct {
 		Type      string `json:"type"`
@@ -222,6 +223,15 @@ func checkResultBlock(c block) error {
 		}
 		if got := http.DetectContentType(data); got != c.Source.MediaType || !strings.Contains("image/png image/jpeg image/gif image/webp", got) {
 			return fmt.Errorf("image media_type %q, bytes are %q", c.Source.MediaType, got)
+		}
+	case "document":
+		// A PDF: base64 data whose bytes are a PDF.
+		if c.Source == nil || c.Source.Type != "base64" || c.Source.MediaType != "application/pdf" {
+			return fmt.Errorf("document without a base64 PDF source")
+		}
+		data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+		if err != nil || !bytes.HasPrefix(data, []byte("%PDF-")) {
+			return fmt.Errorf("document data is not a PDF (%v)", err)
 		}
 	default:
 		return fmt.Errorf("block type %q in a tool_result", c.Type)
@@ -623,5 +633,50 @@ func TestUnrecordedResultReachesModel(t *testing.T) {
 	}
 	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
 		t.Errorf("%d notes", n)
+	}
+}
+
+// Embedded resources reach the model: the CRM's CSV export as text, a PDF
+// as a document block, a long text cut within agent.MaxResourceText with
+// the cut said, what is past the budget or has no block described.
+func TestEmbeddedResourcesReachModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	s := set(t, agent.Source{Prefix: "crm", Tools: crmtest.Toolset(t, conn, nil)}, agent.Source{Prefix: "rich", Tools: crmtest.RichToolset(t, crmtest.Rich(t))})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "crm__export_contacts", `{}`), toolUse("tu_2", "rich__export_report", `{}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			csv := result(t, req, "tu_1")
+			if text := resultText(csv); csv.IsError || !strings.Contains(text, "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,") {
+				t.Errorf("export_contacts: %s", text)
+			}
+			report := result(t, req, "tu_2")
+			var docs []block
+			for _, c := range report.Content {
+				if c.Type == "document" {
+					docs = append(docs, c)
+				}
+			}
+			if len(docs) != 1 || docs[0].Title != "q3.pdf" {
+				t.Errorf("documents: %+v", docs)
+			} else if data, _ := base64.StdEncoding.DecodeString(docs[0].Source.Data); !bytes.Equal(data, crmtest.PDF) {
+				t.Errorf("the PDF's bytes changed")
+			}
+			got := resultText(report)
+			for _, want := range []string{"Report ready.", "[embedded resource: crm://reports/q3.log (text/plain)]\n" + crmtest.LogLine,
+				fmt.Sprintf("[cut: the first %d of 100000 bytes are shown]", agent.MaxResourceText),
+				"[embedded resource: crm://reports/q3-notes.txt (text/plain)] not shown", "[embedded resource: crm://reports/q3.bin (application/octet-stream, blob, 4 bytes)]"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("export_report lacks %q", want)
+				}
+			}
+			if n := strings.Count(got, crmtest.LogLine); n > agent.MaxResourceText/len(crmtest.LogLine) || n < agent.MaxResourceText/len(crmtest.LogLine)-1 {
+				t.Errorf("%d log lines shown", n)
+			}
+			return text("Exported.")
+		})
+	if o, err := newLoop(t, svc, s, false).Run(crmtest.Alice(), ask("Export everything.")); err != nil || finalText(o) != "Exported." {
+		t.Fatalf("outcome %+v, %v", o, err)
 	}
 }

@@ -271,7 +271,7 @@ func fullLoop(t *testing.T, url string, stream bool) {
 	conn := crmtest.Conn(t, url)
 	h := newHarness(t,
 		func(t *testing.T, req *request) reply {
-			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}}}
+			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}, {"call_4", "export_contacts", `{}`}}}
 		},
 		func(t *testing.T, req *request) reply {
 			if r := toolResult(t, req, "call_1"); !strings.Contains(r, `"id":"D-2001"`) || strings.HasPrefix(r, "Error") {
@@ -285,6 +285,10 @@ func fullLoop(t *testing.T, url string, stream bool) {
 			}
 			if r := toolResult(t, req, "call_3"); !strings.Contains(r, "[image: image/png") {
 				t.Errorf("pipeline_chart = %s", r)
+			}
+			// The embedded CSV reaches the model as text.
+			if r := toolResult(t, req, "call_4"); !strings.Contains(r, "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,") {
+				t.Errorf("export_contacts = %s", r)
 			}
 			return reply{text: "D-2001 is in proposal."}
 		})

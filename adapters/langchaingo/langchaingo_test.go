@@ -373,6 +373,7 @@ func fullLoop(t *testing.T, p provider, url string) {
 				{"call_1", "search_deals", `{"query":null,"stage":"proposal","min_amount":null,"limit":null}`},
 				{"call_2", "get_deal", `{"deal_id":7,"verbose":true}`},
 				{"call_3", "pipeline_chart", `{}`},
+				{"call_4", "export_contacts", `{"owner":null}`},
 			}}
 		},
 		func(t *testing.T, req *request) reply {
@@ -387,6 +388,10 @@ func fullLoop(t *testing.T, p provider, url string) {
 			}
 			if r := toolResult(t, req, "call_3"); !strings.Contains(r, "[image: image/png") {
 				t.Errorf("pipeline_chart = %s", r)
+			}
+			// The embedded CSV reaches the model as text.
+			if r := toolResult(t, req, "call_4"); !strings.Contains(r, "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,") {
+				t.Errorf("export_contacts = %s", r)
 			}
 			return reply{text: "One deal in proposal."}
 		})

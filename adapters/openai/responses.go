@@ -42,8 +42,9 @@ func ResponseCalls(r *responses.Response) []agent.Call {
 }
 
 // FunctionCallOutputs answers a turn's calls with function_call_output
-// items, in order. Their output takes images, so images arrive as images
-// (data URLs); a failed call's text starts with "Error: ".
+// items, in order. Their output takes images and files, so images arrive
+// as input_image parts and embedded PDFs as input_file parts (data URLs);
+// a failed call's text starts with "Error: ".
 func FunctionCallOutputs(results []agent.Result) []responses.ResponseInputItemUnionParam {
 	out := make([]responses.ResponseInputItemUnionParam, len(results))
 	for i, r := range results {
@@ -53,6 +54,10 @@ func FunctionCallOutputs(results []agent.Result) []responses.ResponseInputItemUn
 			case p.Kind == agent.PartImage:
 				items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
 					ImageURL: openai.String("data:" + p.MIMEType + ";base64," + p.Data),
+				}})
+			case p.Kind == agent.PartFile && p.MIMEType == "application/pdf":
+				items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputFile: &responses.ResponseInputFileContentParam{
+					FileData: openai.String("data:" + p.MIMEType + ";base64," + p.Data), Filename: openai.String(p.Name),
 				}})
 			case p.Text != "":
 				t := p.Text

@@ -40,6 +40,59 @@ type respRequest struct {
 	items []respItem
 }
 
+// checkOutput applies the API's rules to a function_call_output's output:
+// a string, or a list of input_text (non-empty), input_image (a data URL
+// of an image whose bytes match its type) and input_file (a data URL with
+// a file name) parts.
+func checkOutput(raw json.RawMessage) error {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return nil
+	}
+	var parts []struct {
+		Type     string  `json:"type"`
+		Text     *string `json:"text"`
+		ImageURL string  `json:"image_url"`
+		FileData string  `json:"file_data"`
+		Filename string  `json:"filename"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return err
+	}
+	for i, p := range parts {
+		switch p.Type {
+		case "input_text":
+			if p.Text == nil || *p.Text == "" {
+				return fmt.Errorf("part %d: empty input_text", i)
+			}
+		case "input_image":
+			mt, data, ok := dataURL(p.ImageURL)
+			if !ok || http.DetectContentType(data) != mt {
+				return fmt.Errorf("part %d: image_url is not a data URL of its type", i)
+			}
+		case "input_file":
+			mt, data, ok := dataURL(p.FileData)
+			if !ok || p.Filename == "" || http.DetectContentType(data) != mt {
+				return fmt.Errorf("part %d: input_file needs file_data as a data URL of its type and a filename", i)
+			}
+		default:
+			return fmt.Errorf("part %d: type %q", i, p.Type)
+		}
+	}
+	return nil
+}
+
+// dataURL decodes a base64 data URL.
+func dataURL(u string) (string, []byte, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	mt, b64, ok2 := strings.Cut(rest, ";base64,")
+	if !ok || !ok2 {
+		return "", nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	return mt, data, err == nil
+}
+
 // output is a function_call_output's content as text and image media types.
 func (r *respRequest) output(t *testing.T, callID string) (string, []string) {
 	t.Helper()
@@ -51,6 +104,8 @@ func (r *respRequest) output(t *testing.T, callID string) (string, []string) {
 			Type     string `json:"type"`
 			Text     string `json:"text"`
 			ImageURL string `json:"image_url"`
+			FileData string `json:"file_data"`
+			Filename string `json:"filename"`
 		}
 		if err := json.Unmarshal(it.Output, &parts); err != nil {
 			t.Fatalf("output %s: %v", it.Output, err)
@@ -58,9 +113,12 @@ func (r *respRequest) output(t *testing.T, callID string) (string, []string) {
 		var text []string
 		var images []string
 		for _, p := range parts {
-			if p.Type == "input_image" {
+			switch p.Type {
+			case "input_image":
 				images = append(images, p.ImageURL)
-			} else {
+			case "input_file":
+				images = append(images, p.Filename+" "+p.FileData)
+			default:
 				text = append(text, p.Text)
 			}
 		}
@@ -90,6 +148,15 @@ func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = json.Unmarshal(req.Input, &req.items)
+	for _, it := range req.items {
+		if it.Type == "function_call_output" {
+			if err := checkOutput(it.Output); err != nil {
+				t.Errorf("function_call_output %s: %v", it.CallID, err)
+				http.Error(w, `{"error":{"message":"invalid"}}`, 400)
+				return
+			}
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if want := m.calls[req.PreviousResponseID]; len(want) > 0 {
@@ -282,5 +349,51 @@ func TestUnrecordedResultReachesModel(t *testing.T) {
 	}
 	if n := crmtest.Notes(t, conn, "D-2001", note); n != 2 {
 		t.Errorf("%d notes, want one per loop", n)
+	}
+}
+
+// Embedded resources reach the model: the CRM's CSV export as text, a PDF
+// as an input_file part of the Responses API's output (described in Chat
+// Completions' text-only tool messages), a long text cut within
+// agent.MaxResourceText with the cut said.
+func TestEmbeddedResourcesReachModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	rich := crmtest.Rich(t)
+	s := newSet(t, agent.DialectStrict, agent.Source{Prefix: "crm", Tools: crmtest.Toolset(t, conn, nil)}, agent.Source{Prefix: "rich", Tools: crmtest.RichToolset(t, rich)})
+	calls := [][3]string{{"call_1", "crm__export_contacts", `{"owner":null}`}, {"call_2", "rich__export_report", `{}`}}
+	const csv = "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,"
+	cut := fmt.Sprintf("[cut: the first %d of 100000 bytes are shown]", agent.MaxResourceText)
+	_, svc := newResponses(t,
+		func(t *testing.T, req *respRequest) reply { return reply{calls: calls} },
+		func(t *testing.T, req *respRequest) reply {
+			if text, _ := req.output(t, "call_1"); !strings.Contains(text, csv) {
+				t.Errorf("export_contacts: %s", text)
+			}
+			text, files := req.output(t, "call_2")
+			if len(files) != 1 || files[0] != "q3.pdf data:application/pdf;base64,"+base64.StdEncoding.EncodeToString(crmtest.PDF) {
+				t.Errorf("files: %q", files)
+			}
+			if !strings.Contains(text, cut) || !strings.Contains(text, "q3-notes.txt (text/plain)] not shown") {
+				t.Errorf("export_report: %.300s", text)
+			}
+			return reply{text: "Exported."}
+		})
+	rl := &mcpopenai.ResponsesLoop{Client: svc, Params: responses.ResponseNewParams{Model: "gpt-test"}, Tools: s}
+	if o, err := rl.Run(crmtest.Alice(), userInput("Export everything.")); err != nil || o.Final == nil || o.Final.OutputText() != "Exported." {
+		t.Fatalf("Responses: %+v, %v", o, err)
+	}
+	_, chat := newModel(t,
+		func(t *testing.T, req *request) reply { return reply{calls: calls} },
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, csv) {
+				t.Errorf("export_contacts: %s", r)
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, cut) || !strings.Contains(r, "[embedded resource: crm://reports/q3.pdf (application/pdf, blob, ") {
+				t.Errorf("export_report: %.300s", r)
+			}
+			return reply{text: "Exported."}
+		})
+	if o, err := newLoop(chat, s, true).Run(crmtest.Alice(), ask("Export everything.")); err != nil || final(o) != "Exported." {
+		t.Fatalf("Chat Completions: %+v, %v", o, err)
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
+	"unicode/utf8"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
@@ -30,7 +33,20 @@ const (
 	PartText  PartKind = "text"
 	PartImage PartKind = "image"
 	PartLink  PartKind = "resource_link"
+	// PartFile is an embedded binary resource a provider can be given as
+	// a file: a PDF (see Result.Parts).
+	PartFile PartKind = "file"
 )
+
+// MaxResourceText bounds the text of the embedded text resources one
+// result gives the model, in bytes: the text past it is cut (at a
+// character boundary) and the model is told how much it was shown, and a
+// resource that starts past it is described instead.
+const MaxResourceText = 16 << 10
+
+// MaxResourceFile bounds the decoded size of an embedded file (a PDF)
+// given to the model as a file; a larger one is described instead.
+const MaxResourceFile = 8 << 20
 
 // Part is one piece of a tool result as a model can be shown it.
 type Part struct {
@@ -43,7 +59,9 @@ type Part struct {
 	// and the base64 data as the server sent it.
 	MIMEType string `json:"mimeType,omitempty"`
 	Data     string `json:"data,omitempty"`
-	// Resource link: its URI and name (MIMEType is the link's).
+	// Resource link: its URI and name (MIMEType is the link's). File: the
+	// embedded resource's URI, the last segment of its path as Name, and
+	// MIMEType and Data as for an image (the type read from the bytes).
 	URI  string `json:"uri,omitempty"`
 	Name string `json:"name,omitempty"`
 }
@@ -57,7 +75,15 @@ type Result struct {
 	IsError bool `json:"isError,omitempty"`
 	// Text is the whole result as text (ModelResult.Text).
 	Text string `json:"text"`
-	// Parts is the result as content parts, in the server's order.
+	// Parts is the result as content parts, in the server's order:
+	// text blocks as text, images whose bytes are PNG, JPEG, GIF or WebP as
+	// images, resource links as links, and embedded resources by what they
+	// hold: text as text under a line naming the resource (at most
+	// MaxResourceText bytes of it for one result, the cut said), an image
+	// blob as an image, a PDF blob as a file (at most MaxResourceFile
+	// bytes), anything else described in one line. This is what adapters
+	// send; Text is the runtime's text, where embedded resources are
+	// described.
 	Parts []Part `json:"parts,omitempty"`
 	// Pending is set when the call is gated and was not made: the loop
 	// must pause (see Pause) rather than answer the model.
@@ -124,8 +150,12 @@ func toResult(id, name string, m mcpruntime.ModelResult) Result {
 	if structured {
 		r.Parts = append(r.Parts, Part{Kind: PartText, Text: m.Text})
 	}
+	budget := MaxResourceText
 	for _, c := range res.Content {
 		switch c.Type {
+		case mcpruntime.ContentResource:
+			// Not in structuredContent either way: the model gets it.
+			r.Parts = append(r.Parts, resourcePart(c, &budget))
 		case mcpruntime.ContentText:
 			if !structured {
 				r.Parts = append(r.Parts, Part{Kind: PartText, Text: c.Text})
@@ -155,19 +185,74 @@ func toResult(id, name string, m mcpruntime.ModelResult) Result {
 // webp, and refuse a media type that does not match the bytes, so the type
 // is read from the bytes, not from what the server declared.
 func imageType(data string) (string, bool) {
-	n := min(len(data), 64) / 4 * 4
-	head, err := base64.StdEncoding.DecodeString(data[:n])
-	if err != nil || len(head) == 0 {
-		return "", false
-	}
-	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
-		return "", false
-	}
-	switch t := http.DetectContentType(head); t {
+	switch t := sniff(data); t {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		return t, true
 	}
 	return "", false
+}
+
+// sniff is the media type of valid base64 data, read from its bytes; ""
+// when it is not valid base64.
+func sniff(data string) string {
+	n := min(len(data), 64) / 4 * 4
+	head, err := base64.StdEncoding.DecodeString(data[:n])
+	if err != nil || len(head) == 0 {
+		return ""
+	}
+	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+		return ""
+	}
+	return http.DetectContentType(head)
+}
+
+// resourcePart is an embedded resource as a part; budget is what is left
+// of MaxResourceText for the result.
+func resourcePart(c mcpruntime.Content, budget *int) Part {
+	rc := c.Resource
+	if rc == nil {
+		return Part{Kind: PartText, Text: c.Placeholder()}
+	}
+	if rc.IsBlob {
+		switch t := sniff(rc.Blob); {
+		case t == "image/png" || t == "image/jpeg" || t == "image/gif" || t == "image/webp":
+			return Part{Kind: PartImage, Text: c.Placeholder(), MIMEType: t, Data: rc.Blob, URI: rc.URI}
+		case t == "application/pdf" && base64.StdEncoding.DecodedLen(len(rc.Blob)) <= MaxResourceFile:
+			return Part{Kind: PartFile, Text: c.Placeholder(), MIMEType: t, Data: rc.Blob, URI: rc.URI, Name: fileName(rc.URI)}
+		}
+		return Part{Kind: PartText, Text: c.Placeholder()}
+	}
+	head := "[embedded resource: " + rc.URI
+	if rc.MIMEType != "" {
+		head += " (" + rc.MIMEType + ")"
+	}
+	head += "]"
+	if *budget <= 0 {
+		return Part{Kind: PartText, Text: fmt.Sprintf("%s not shown: %d bytes, and this result already gave the model the %d bytes of resource text it may", head, len(rc.Text), MaxResourceText)}
+	}
+	text := rc.Text
+	if len(text) > *budget {
+		cut := *budget
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = fmt.Sprintf("%s\n[cut: the first %d of %d bytes are shown]", text[:cut], cut, len(rc.Text))
+		*budget = 0
+	} else {
+		*budget -= len(text)
+	}
+	return Part{Kind: PartText, Text: head + "\n" + text}
+}
+
+// fileName is the last segment of a URI's path, for a provider that shows
+// a file's name.
+func fileName(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Path != "" {
+		if b := path.Base(u.Path); b != "/" && b != "." {
+			return b
+		}
+	}
+	return "resource"
 }
 
 // TextOf joins the text of parts, describing non-text ones, for providers
