@@ -1,6 +1,8 @@
 // Package mcpeino hands mcpgen's typed, gated MCP tools to Eino
 // (github.com/cloudwego/eino): one InvokableTool per tool of an agent.Set,
-// its ToolInfo built from the tool's schema. A gated call becomes an Eino
+// its ToolInfo built from the tool's schema, in a tools node
+// (ToolsNodeConfig) that answers a made-up tool name with the tools the
+// model may call instead of ending the run. A gated call becomes an Eino
 // interrupt, so Eino's own checkpoint-and-resume (a Runner or a graph
 // with a CheckPointStore) carries the pause: resuming the interrupt after
 // a person's decision makes the approved call exactly once (the gate's
@@ -80,7 +82,34 @@ func newOptions(opts []Option) options {
 	return o
 }
 
+// ToolsNodeConfig is the Eino tools node for the set: its tools (Tools)
+// and an UnknownToolsHandler that answers a call of a name the set does
+// not have as the other adapters do, with a failed result listing the
+// tools the model may call, so a made-up name does not end the run. Use it
+// as adk.ToolsConfig's ToolsNodeConfig, or in a graph's tools node.
+func ToolsNodeConfig(s *agent.Set, opts ...Option) (compose.ToolsNodeConfig, error) {
+	tools, err := Tools(s, opts...)
+	if err != nil {
+		return compose.ToolsNodeConfig{}, err
+	}
+	return compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: UnknownToolsHandler(s)}, nil
+}
+
+// UnknownToolsHandler answers a call of a tool the set does not have
+// through the set: a failed result ("Error: There is no tool ...
+// Available tools: ...") for the model, never an error ending the run.
+func UnknownToolsHandler(s *agent.Set) func(ctx context.Context, name, input string) (string, error) {
+	return func(ctx context.Context, name, input string) (string, error) {
+		r, err := s.Dispatch(ctx, agent.Call{ID: compose.GetToolCallID(ctx), Name: name, Arguments: json.RawMessage(input)})
+		if err != nil {
+			return "", err
+		}
+		return text(r), nil
+	}
+}
+
 // Tools returns the set's tools as Eino tools (each an InvokableTool).
+// ToolsNodeConfig adds the handler for names outside the set.
 func Tools(s *agent.Set, opts ...Option) ([]tool.BaseTool, error) {
 	o := newOptions(opts)
 	var out []tool.BaseTool

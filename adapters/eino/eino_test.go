@@ -14,7 +14,6 @@ import (
 
 	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/compose"
 
 	mcpeino "github.com/mcpgen/mcpgen/adapters/eino"
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
@@ -187,13 +186,13 @@ func (h *harness) runner(set *agent.Set, store *memStore) *adk.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := mcpeino.Tools(set, h.opts...)
+	tools, err := mcpeino.ToolsNodeConfig(set, h.opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name: "crm", Description: "A CRM agent.", Instruction: "Use the tools.", Model: cm,
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: tools},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -458,5 +457,28 @@ func TestUnrecordedResultReachesModel(t *testing.T) {
 	}
 	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
 		t.Errorf("%d notes", n)
+	}
+}
+
+// A tool name the model makes up is answered with the tools it may call,
+// as on the other adapters, and the run goes on.
+func TestUnknownToolAnswered(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "no_such_tool", `{"x":1}`}, {"call_2", "get_deal", `{"deal_id":"D-2001"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.HasPrefix(r, `Error: There is no tool "no_such_tool" available to you. Available tools: `) || !strings.Contains(r, "get_deal, ") {
+				t.Errorf("no_such_tool = %s", r)
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, `"id":"D-2001"`) {
+				t.Errorf("get_deal = %s", r)
+			}
+			return reply{text: "Found it."}
+		})
+	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)}), &memStore{M: map[string][]byte{}})
+	if o := drain(t, r.Query(crmtest.Alice(), "Where is D-2001?", adk.WithCheckPointID("run-1"))); o.final != "Found it." {
+		t.Errorf("outcome %+v", o)
 	}
 }
