@@ -680,3 +680,28 @@ func TestEmbeddedResourcesReachModel(t *testing.T) {
 		t.Fatalf("outcome %+v, %v", o, err)
 	}
 }
+
+// The bindings offer a tool the live server does not (an older release
+// without export_contacts): the model's call of it is a failure it reads,
+// listing what it may call, and the loop goes on.
+func TestToolTheServerLacks(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.ServerWith(t, "-fault", "without=export_contacts"))
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "export_contacts", `{}`), toolUse("tu_2", "get_contact", `{"contact_id":"C-1001"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			r := result(t, req, "tu_1")
+			if got := resultText(r); !r.IsError || !strings.HasPrefix(got, `The tool "export_contacts" is not available: its server does not offer it now. Available tools: export_pipeline, get_contact,`) || strings.Contains(got, "export_contacts,") {
+				t.Errorf("export_contacts: %+v", r)
+			}
+			if r := result(t, req, "tu_2"); r.IsError {
+				t.Errorf("get_contact: %+v", r)
+			}
+			return text("It cannot export.")
+		})
+	if o, err := newLoop(t, svc, s, false).Run(crmtest.Alice(), ask("Export the contacts.")); err != nil || finalText(o) != "It cannot export." {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+}

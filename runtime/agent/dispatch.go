@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -94,7 +96,8 @@ type Result struct {
 }
 
 // Dispatch runs one tool call. Everything the model can fix or should know
-// (an unknown tool, invalid arguments, a tool error, a denial) is a Result
+// (an unknown tool, a tool its server does not offer now although the
+// bindings have it, invalid arguments, a tool error, a denial) is a Result
 // with IsError; a gated call is a Result with Pending. The Go error is for
 // what only the program can handle: transport failures, cancellation, a
 // failing approval store.
@@ -113,10 +116,39 @@ func (s *Set) Dispatch(ctx context.Context, c Call) (Result, error) {
 		args = stripNulls(args, v.nulls)
 	}
 	m, err := e.tool.Invoke(ctx, args)
+	if me := missing(err, e); me != nil {
+		text := fmt.Sprintf("The tool %q is not available: its server does not offer it now. Available tools: %s.", c.Name, s.offered(e.source, me))
+		return Result{CallID: c.ID, Name: c.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}, nil
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("tool %q: %w", c.Name, err)
 	}
 	return toResult(c.ID, c.Name, m), nil
+}
+
+// missing is err when it says that the server behind e does not offer e's
+// tool: the bindings (a snapshot) list tools a live server may lack.
+func missing(err error, e *entry) *mcpruntime.MissingToolError {
+	var me *mcpruntime.MissingToolError
+	if errors.As(err, &me) && slices.Contains(me.Tools, e.wire) {
+		return me
+	}
+	return nil
+}
+
+// offered lists the set's tools but those of source that its server does
+// not offer (me.Available is what it does).
+func (s *Set) offered(source int, me *mcpruntime.MissingToolError) string {
+	var names []string
+	for _, e := range s.entries {
+		if e.source != source || slices.Contains(me.Available, e.wire) {
+			names = append(names, e.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // DispatchAll runs a turn's calls in order. When some are gated it returns

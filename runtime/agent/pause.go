@@ -276,6 +276,10 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 		case err == nil:
 			next.Results[w.i] = toResult(r.CallID, r.Name, m)
 			continue
+		case missing(err, w.e) != nil:
+			text := fmt.Sprintf("The approved call to %q was not made: its server does not offer the tool now.", r.Name)
+			next.Results[w.i] = Result{CallID: r.CallID, Name: r.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}
+			continue
 		case errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) && (m.Result != nil || m.Text != ""):
 			next.Results[w.i] = toResult(r.CallID, r.Name, m)
 			unrecorded = errors.Join(unrecorded, fmt.Errorf("agent: pause result %d: %w", w.i, err))

@@ -63,7 +63,14 @@ func Build(t testing.TB) string {
 // endpoint share the CRM's state, as separate agent processes would.
 func Server(t testing.TB) string {
 	t.Helper()
-	cmd := exec.Command(Build(t), "-http", "127.0.0.1:0")
+	return ServerWith(t)
+}
+
+// ServerWith is Server with crm-server's -fault flags, e.g.
+// "-fault", "without=export_contacts" for an older release lacking a tool.
+func ServerWith(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(Build(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
