@@ -184,9 +184,27 @@ func checkRequest(req *request) error {
 	return nil
 }
 
+// strictFormats are the formats strict mode takes.
+var strictFormats = map[string]bool{"date-time": true, "time": true, "date": true, "duration": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true, "uuid": true}
+
 // checkStrict applies strict mode's rules: every object closed and
-// requiring every property.
+// requiring every property; of the constraints, only those it enforces
+// (pattern, some formats, numeric bounds and multipleOf, minItems and
+// maxItems), with values of the right kind.
 func checkStrict(at string, s map[string]any) error {
+	if f, ok := s["format"]; ok && !strictFormats[fmt.Sprint(f)] {
+		return fmt.Errorf("%s: format %v", at, f)
+	}
+	if p, ok := s["pattern"].(string); ok && (strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<")) {
+		return fmt.Errorf("%s: pattern with lookaround", at)
+	}
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"} {
+		if v, ok := s[k]; ok {
+			if _, num := v.(float64); !num {
+				return fmt.Errorf("%s: %s is %v", at, k, v)
+			}
+		}
+	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		if s["additionalProperties"] != false {
 			return fmt.Errorf("%s: additionalProperties is not false", at)
@@ -201,7 +219,7 @@ func checkStrict(at string, s map[string]any) error {
 			}
 		}
 	}
-	for _, k := range []string{"$schema", "pattern", "minimum", "maximum", "default", "oneOf", "allOf"} {
+	for _, k := range []string{"$schema", "minLength", "maxLength", "uniqueItems", "default", "oneOf", "allOf", "$ref"} {
 		if _, ok := s[k]; ok {
 			return fmt.Errorf("%s: keyword %s", at, k)
 		}
@@ -297,6 +315,18 @@ func TestFullLoop(t *testing.T) {
 					}
 					if (strict > 0) != (tc.dialect == agent.DialectStrict) {
 						t.Errorf("%d strict tools in dialect %s", strict, tc.dialect)
+					}
+					// The constraints strict mode enforces reach it.
+					for _, tl := range req.Tools {
+						if tl.Function.Name != "search_deals" {
+							continue
+						}
+						b, _ := json.Marshal(tl.Function.Parameters["properties"])
+						for _, want := range []string{`"maximum":50`, `"minimum":1`, `"minimum":0`} {
+							if !strings.Contains(string(b), want) {
+								t.Errorf("search_deals lacks %s: %s", want, b)
+							}
+						}
 					}
 					return reply{calls: [][3]string{{"call_1", "search_deals", search}, {"call_2", "pipeline_chart", `{}`}}}
 				},
