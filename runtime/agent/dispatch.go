@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -121,9 +122,19 @@ func (s *Set) Dispatch(ctx context.Context, c Call) (Result, error) {
 		return Result{CallID: c.ID, Name: c.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}, nil
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("tool %q: %w", c.Name, err)
+		return Result{}, callError(c.Name, e.wire, err)
 	}
 	return toResult(c.ID, c.Name, m), nil
+}
+
+// callError adds the model's call to err, once: an error that names the
+// tool already (the runtime's do, `tool "x": ...`) gets the call's name
+// only when it is another (a prefixed one).
+func callError(name, wire string, err error) error {
+	if strings.Contains(err.Error(), "tool "+strconv.Quote(wire)) && name == wire {
+		return err
+	}
+	return fmt.Errorf("call %q: %w", name, err)
 }
 
 // missing is err when it says that the server behind e does not offer e's

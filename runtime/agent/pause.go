@@ -176,7 +176,7 @@ func (s *Set) check(ctx context.Context, p *Pause) ([]waiting, error) {
 		stored, err := e.ts.Approval(ctx, e.wire, pa.ID)
 		switch {
 		case errors.Is(err, mcpruntime.ErrApprovalMismatch), errors.Is(err, mcpruntime.ErrApprovalNotFound):
-			return nil, fail(fmt.Sprintf("the call %q names tool %q", r.Name, e.wire), err)
+			return nil, fail(fmt.Sprintf("the call %q", r.Name), err) // err names the tool
 		case err != nil:
 			return nil, fmt.Errorf("agent: pause result %d: %w", i, err)
 		}
