@@ -39,13 +39,13 @@ func TestDeferredSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for query, want := range map[string]string{
-		"add a comment to an issue":   "github__add_issue_comment",
-		"add_issue_comment":           "github__add_issue_comment",
-		"github__list_pull_requests":  "github__list_pull_requests",
-		"list pull requests":          "github__list_pull_requests",
-		"ListPullRequests":            "github__list_pull_requests",
-		"star a repository":           "github__star_repository",
-		"dependabot alerts":           "github__list_dependabot_alerts",
+		"add a comment to an issue":  "github__add_issue_comment",
+		"add_issue_comment":          "github__add_issue_comment",
+		"github__list_pull_requests": "github__list_pull_requests",
+		"list pull requests":         "github__list_pull_requests",
+		"ListPullRequests":           "github__list_pull_requests",
+		"star a repository":          "github__star_repository",
+		"dependabot alerts":          "github__list_dependabot_alerts",
 	} {
 		got := names(d.Search(query))
 		if len(got) == 0 || got[0] != want || len(got) > DefaultMaxResults {
