@@ -35,6 +35,30 @@ func Tools(s *agent.Set) ([]anthropic.ToolUnionParam, error) {
 	return out, nil
 }
 
+// DeferredTools returns the set's tools for a conversation that loads
+// most of them on demand: Anthropic's tool search tool (the regex one),
+// then every tool of the set, those d does not load from the start with
+// defer_loading, so that the model is shown them only once a search of its
+// own has found them. The API runs the search; the model's calls of the
+// tools it found are tool_use blocks like any other, and go through the
+// set.
+func DeferredTools(d *agent.Deferred) ([]anthropic.ToolUnionParam, error) {
+	tools, err := Tools(d.Set())
+	if err != nil {
+		return nil, err
+	}
+	out := []anthropic.ToolUnionParam{{OfToolSearchToolRegex20251119: &anthropic.ToolSearchToolRegex20251119Param{
+		Type: anthropic.ToolSearchToolRegex20251119TypeToolSearchToolRegex20251119,
+	}}}
+	for _, t := range tools {
+		if !d.Always(t.OfTool.Name) {
+			t.OfTool.DeferLoading = anthropic.Bool(true)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // Calls returns the tool_use blocks of an assistant message as calls.
 func Calls(m *anthropic.Message) []agent.Call {
 	var out []agent.Call
@@ -102,6 +126,10 @@ type Loop struct {
 	// the loop sets Messages and Tools.
 	Params anthropic.MessageNewParams
 	Tools  *agent.Set
+	// Defer, when set, hands the set to the model a few tools at a time
+	// (see agent.Loading and DeferredTools): the tools it loads from the
+	// start, and the tool search tool for the others.
+	Defer *agent.Loading
 	// Stream makes each request a streaming one, accumulated into the
 	// message.
 	Stream   bool
@@ -128,7 +156,7 @@ var ErrMaxTurns = errors.New("mcpanthropic: the model kept calling tools past th
 // Run continues the conversation msgs until the model ends its turn or a
 // call needs approval.
 func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome, error) {
-	tools, err := Tools(l.Tools)
+	tools, err := l.tools()
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +176,11 @@ func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome
 			l.OnMessage(m)
 		}
 		msgs = append(msgs, m.ToParam())
+		if m.StopReason == anthropic.StopReasonPauseTurn {
+			// A server tool (the tool search) paused a long turn: sent
+			// back as it is, it goes on.
+			continue
+		}
 		calls := Calls(m)
 		if m.StopReason != anthropic.StopReasonToolUse || len(calls) == 0 {
 			return &Outcome{Messages: msgs, Final: m}, nil
@@ -196,6 +229,17 @@ func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
 	o, rerr := l.Run(ctx, append(msgs, ResultMessage(results)))
 	return o, errors.Join(err, rerr)
+}
+
+func (l *Loop) tools() ([]anthropic.ToolUnionParam, error) {
+	if l.Defer == nil {
+		return Tools(l.Tools)
+	}
+	d, err := l.Tools.Defer(*l.Defer)
+	if err != nil {
+		return nil, err
+	}
+	return DeferredTools(d)
 }
 
 func (l *Loop) send(ctx context.Context, p anthropic.MessageNewParams) (*anthropic.Message, error) {

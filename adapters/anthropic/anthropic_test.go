@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -34,12 +35,64 @@ type block struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Title     string          `json:"title,omitempty"`
-	Content   []block         `json:"content,omitempty"`
-	Source    *struct {
+	// Content is a tool_result's blocks; Search a tool_search_tool_result's
+	// content (both are "content" on the wire).
+	Content []block        `json:"-"`
+	Search  *searchContent `json:"-"`
+	Source  *struct {
 		Type      string `json:"type"`
 		MediaType string `json:"media_type"`
 		Data      string `json:"data"`
 	} `json:"source,omitempty"`
+}
+
+// searchContent is the content of a tool_search_tool_result.
+type searchContent struct {
+	Type           string `json:"type"`
+	ToolReferences []struct {
+		Type     string `json:"type"`
+		ToolName string `json:"tool_name"`
+	} `json:"tool_references"`
+}
+
+func (b *block) UnmarshalJSON(data []byte) error {
+	type alias block
+	aux := struct {
+		*alias
+		Content json.RawMessage `json:"content"`
+	}{alias: (*alias)(b)}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	switch c := bytes.TrimSpace(aux.Content); {
+	case len(c) == 0 || c[0] == 'n':
+	case c[0] == '[':
+		return json.Unmarshal(c, &b.Content)
+	case c[0] == '{':
+		b.Search = new(searchContent)
+		return json.Unmarshal(c, b.Search)
+	case c[0] == '"':
+		var text string
+		if err := json.Unmarshal(c, &text); err != nil {
+			return err
+		}
+		b.Content = []block{{Type: "text", Text: text}}
+	}
+	return nil
+}
+
+func (b block) MarshalJSON() ([]byte, error) {
+	type alias block
+	aux := struct {
+		alias
+		Content any `json:"content,omitempty"`
+	}{alias: alias(b)}
+	if b.Search != nil {
+		aux.Content = b.Search
+	} else if len(b.Content) > 0 {
+		aux.Content = b.Content
+	}
+	return json.Marshal(aux)
 }
 
 type message struct {
@@ -52,9 +105,13 @@ type request struct {
 	Stream   bool      `json:"stream"`
 	Messages []message `json:"messages"`
 	Tools    []struct {
-		Name        string         `json:"name"`
-		InputSchema map[string]any `json:"input_schema"`
+		Type         string         `json:"type"`
+		Name         string         `json:"name"`
+		Description  string         `json:"description"`
+		InputSchema  map[string]any `json:"input_schema"`
+		DeferLoading bool           `json:"defer_loading"`
 	} `json:"tools"`
+	raw []byte
 }
 
 // step is one scripted model turn: it sees the request and answers with
@@ -75,7 +132,9 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := m.t
 	var req request
-	if r.URL.Path != "/v1/messages" || json.NewDecoder(r.Body).Decode(&req) != nil {
+	body, _ := io.ReadAll(r.Body)
+	req.raw = body
+	if r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
 		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
 		return
 	}
@@ -96,6 +155,9 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := m.n
 	m.mu.Unlock()
 	blocks := s(t, &req)
+	if err := checkResponse(&req, blocks); err != nil {
+		t.Errorf("response %d: the model could not answer so: %v", id, err)
+	}
 	stop := "end_turn"
 	for _, b := range blocks {
 		if b.Type == "tool_use" {
@@ -128,6 +190,17 @@ func streamMessage(w http.ResponseWriter, id int, blocks []block, stop string) {
 	}})
 	for i, b := range blocks {
 		switch b.Type {
+		case "server_tool_use", "tool_search_tool_result":
+			// Sent whole at their start, as the API does for server tools'
+			// results; the use's input is streamed like a tool_use's.
+			start := b
+			if b.Type == "server_tool_use" {
+				start.Input = json.RawMessage(`{}`)
+			}
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": start})
+			if b.Type == "server_tool_use" {
+				ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
+			}
 		case "tool_use":
 			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
 			// The arguments arrive in two pieces, as they do.
@@ -146,7 +219,21 @@ func streamMessage(w http.ResponseWriter, id int, blocks []block, stop string) {
 }
 
 func checkRequest(req *request) error {
+	search := ""
+	deferred := map[string]bool{}
 	for _, tl := range req.Tools {
+		switch tl.Type {
+		case "", "custom":
+		case "tool_search_tool_regex_20251119", "tool_search_tool_bm25_20251119":
+			// The tool search tool: named by its type, never deferred.
+			if tl.Name != strings.TrimSuffix(tl.Type, "_20251119") || tl.DeferLoading || search != "" {
+				return fmt.Errorf("tool search tool %+v", tl)
+			}
+			search = tl.Name
+			continue
+		default:
+			return fmt.Errorf("tool %q of type %q", tl.Name, tl.Type)
+		}
 		if !toolName.MatchString(tl.Name) {
 			return fmt.Errorf("tool name %q", tl.Name)
 		}
@@ -155,6 +242,23 @@ func checkRequest(req *request) error {
 		}
 		if _, ok := tl.InputSchema["$schema"]; ok {
 			return fmt.Errorf("tool %q: input_schema has $schema", tl.Name)
+		}
+		if tl.DeferLoading {
+			deferred[tl.Name] = true
+		}
+	}
+	if len(deferred) > 0 && search == "" {
+		return fmt.Errorf("%d tools have defer_loading and there is no tool search tool", len(deferred))
+	}
+	if len(deferred) == len(req.Tools) && len(deferred) > 0 {
+		return fmt.Errorf("every tool is deferred")
+	}
+	loaded := map[string]bool{}
+	for i, m := range req.Messages {
+		if m.Role == "assistant" {
+			if err := checkLoading(m.Content, search, deferred, loaded); err != nil {
+				return fmt.Errorf("message %d: %v", i, err)
+			}
 		}
 	}
 	for i, m := range req.Messages {
@@ -192,6 +296,38 @@ func checkRequest(req *request) error {
 				if b.Type == "tool_result" && (i == 0 || !hasToolUse(req.Messages[i-1], b.ToolUseID)) {
 					return fmt.Errorf("message %d: block %d answers no tool_use of the previous message", i, j)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkLoading applies the tool search's rules to an assistant message's
+// blocks: a tool_search_tool_result follows its server_tool_use and names
+// deferred tools of the request, which are loaded from then on; a tool_use
+// names a tool that is not deferred, or one a search loaded.
+func checkLoading(blocks []block, search string, deferred, loaded map[string]bool) error {
+	searches := map[string]bool{}
+	for j, b := range blocks {
+		switch b.Type {
+		case "server_tool_use":
+			if b.Name != search || search == "" {
+				return fmt.Errorf("block %d: server_tool_use of %q without that tool", j, b.Name)
+			}
+			searches[b.ID] = true
+		case "tool_search_tool_result":
+			if !searches[b.ToolUseID] || b.Search == nil {
+				return fmt.Errorf("block %d: tool_search_tool_result for %q, which no server_tool_use before it started", j, b.ToolUseID)
+			}
+			for _, r := range b.Search.ToolReferences {
+				if !deferred[r.ToolName] {
+					return fmt.Errorf("block %d: tool reference %q is not a deferred tool of the request", j, r.ToolName)
+				}
+				loaded[r.ToolName] = true
+			}
+		case "tool_use":
+			if deferred[b.Name] && !loaded[b.Name] {
+				return fmt.Errorf("block %d: tool_use of %q, deferred and not loaded by a search", j, b.Name)
 			}
 		}
 	}
