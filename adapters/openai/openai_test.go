@@ -68,7 +68,10 @@ type request struct {
 // reply is a scripted assistant turn: text, or tool calls.
 type reply struct {
 	text  string
-	calls [][3]string // id, name, arguments
+	calls [][3]string // id, name ("namespace.name" for a namespace's tool), arguments
+	// search, for the Responses API, makes the turn start with a hosted
+	// tool search of these words.
+	search string
 }
 
 type step func(t *testing.T, req *request) reply
@@ -108,6 +111,16 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := fmt.Sprintf("chatcmpl-%d", m.n)
 	m.mu.Unlock()
 	rep := s(t, &req)
+	// The model calls what it is offered.
+	for _, c := range rep.calls {
+		offered := false
+		for _, tl := range req.Tools {
+			offered = offered || tl.Function.Name == c[1]
+		}
+		if !offered {
+			t.Errorf("the model calls %q, which the request does not offer", c[1])
+		}
+	}
 	finish := "stop"
 	var calls []map[string]any
 	for i, c := range rep.calls {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,15 +30,77 @@ type respItem struct {
 	Output json.RawMessage `json:"output"`
 }
 
+// respFunction is a function tool, at the top level or in a namespace.
+type respFunction struct {
+	Type         string         `json:"type"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description"`
+	Strict       bool           `json:"strict"`
+	DeferLoading bool           `json:"defer_loading"`
+	Parameters   map[string]any `json:"parameters"`
+}
+
 type respRequest struct {
 	Input              json.RawMessage `json:"input"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	Tools              []struct {
-		Type   string `json:"type"`
-		Name   string `json:"name"`
-		Strict bool   `json:"strict"`
+		respFunction
+		Execution string         `json:"execution"`
+		Tools     []respFunction `json:"tools"` // a namespace's
 	} `json:"tools"`
 	items []respItem
+	raw   []byte
+}
+
+// checkTools applies the API's rules to a request's tools and returns the
+// functions it may call at once (by "name", or "namespace.name") and the
+// deferred ones, which a tool search loads: function names valid and
+// distinct; a namespace named, described and holding function tools;
+// defer_loading only with a tool_search tool, of which there is one at
+// most.
+func (r *respRequest) checkTools() (callable, deferred map[string]*respFunction, err error) {
+	callable, deferred = map[string]*respFunction{}, map[string]*respFunction{}
+	search := 0
+	add := func(key string, f *respFunction) error {
+		if f.Type != "function" || !toolName.MatchString(f.Name) {
+			return fmt.Errorf("tool %q of type %q", f.Name, f.Type)
+		}
+		if callable[key] != nil || deferred[key] != nil {
+			return fmt.Errorf("tool %q given twice", key)
+		}
+		if f.DeferLoading {
+			deferred[key] = f
+		} else {
+			callable[key] = f
+		}
+		return nil
+	}
+	for i := range r.Tools {
+		tl := &r.Tools[i]
+		switch tl.Type {
+		case "tool_search":
+			if search++; search > 1 || (tl.Execution != "" && tl.Execution != "server") {
+				return nil, nil, fmt.Errorf("tool_search %+v", tl)
+			}
+		case "namespace":
+			if !toolName.MatchString(tl.Name) || tl.Description == "" || len(tl.Tools) == 0 {
+				return nil, nil, fmt.Errorf("namespace %q needs a name, a description and tools", tl.Name)
+			}
+			for j := range tl.Tools {
+				if err := add(tl.Name+"."+tl.Tools[j].Name, &tl.Tools[j]); err != nil {
+					return nil, nil, err
+				}
+			}
+		default:
+			if err := add(tl.Name, &tl.respFunction); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if len(deferred) > 0 && search == 0 {
+		return nil, nil, fmt.Errorf("%d functions have defer_loading and there is no tool_search tool", len(deferred))
+	}
+	return callable, deferred, nil
 }
 
 // checkOutput applies the API's rules to a function_call_output's output:
@@ -136,14 +199,16 @@ type respModel struct {
 	t     *testing.T
 	mu    sync.Mutex
 	steps []respStep
-	n     int
-	calls map[string][]string
+	n      int
+	calls  map[string][]string
+	loaded map[string]map[string]bool // by response id: the deferred functions loaded so far
 }
 
 func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := m.t
 	var req respRequest
-	if r.URL.Path != "/v1/responses" || json.NewDecoder(r.Body).Decode(&req) != nil {
+	req.raw, _ = io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/responses" || json.Unmarshal(req.raw, &req) != nil {
 		http.Error(w, `{"error":{"message":"bad request"}}`, 400)
 		return
 	}
@@ -170,10 +235,16 @@ func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			t.Errorf("function_call_output call_ids %v, want %v", got, want)
 		}
 	}
-	for _, tl := range req.Tools {
-		if tl.Type != "function" || !toolName.MatchString(tl.Name) {
-			t.Errorf("tool %+v", tl)
-		}
+	callable, deferred, err := req.checkTools()
+	if err != nil {
+		t.Errorf("request %d breaks the API's rules: %v", m.n, err)
+		http.Error(w, `{"error":{"message":"invalid"}}`, 400)
+		return
+	}
+	// What the conversation's searches loaded, by response.
+	loaded := map[string]bool{}
+	for k := range m.loaded[req.PreviousResponseID] {
+		loaded[k] = true
 	}
 	if m.n >= len(m.steps) {
 		t.Errorf("unscripted request %d", m.n)
@@ -186,10 +257,43 @@ func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rep := s(t, &req)
 	var out []any
 	var ids []string
+	if rep.search != "" {
+		// The hosted search: the deferred functions whose namespace, name
+		// or description hold a word of the query, loaded as their
+		// namespaces with them.
+		found := map[string][]any{}
+		for key, f := range deferred {
+			ns, _, _ := strings.Cut(key, ".")
+			for _, w := range strings.Fields(strings.ToLower(rep.search)) {
+				if strings.Contains(strings.ToLower(key+" "+f.Description), w) {
+					loaded[key] = true
+					found[ns] = append(found[ns], f)
+					break
+				}
+			}
+		}
+		var tools []any
+		for ns, fs := range found {
+			tools = append(tools, map[string]any{"type": "namespace", "name": ns, "description": "loaded", "tools": fs})
+		}
+		out = append(out,
+			map[string]any{"type": "tool_search_call", "id": "tsc_" + id, "call_id": "ts_" + id, "execution": "server", "status": "completed", "arguments": map[string]any{"query": rep.search}},
+			map[string]any{"type": "tool_search_output", "id": "tso_" + id, "call_id": "ts_" + id, "execution": "server", "status": "completed", "tools": tools})
+	}
 	for _, c := range rep.calls {
-		out = append(out, map[string]any{"type": "function_call", "id": "fc_" + c[0], "call_id": c[0], "name": c[1], "arguments": c[2], "status": "completed"})
+		call := map[string]any{"type": "function_call", "id": "fc_" + c[0], "call_id": c[0], "name": c[1], "arguments": c[2], "status": "completed"}
+		if ns, name, ok := strings.Cut(c[1], "."); ok {
+			call["namespace"], call["name"] = ns, name
+		}
+		// The model calls what it is shown: a function not deferred, or
+		// one a search loaded.
+		if callable[c[1]] == nil && (deferred[c[1]] == nil || !loaded[c[1]]) {
+			t.Errorf("response %s calls %q, which it was not shown", id, c[1])
+		}
+		out = append(out, call)
 		ids = append(ids, c[0])
 	}
+	m.loaded[id] = loaded
 	if rep.text != "" {
 		out = append(out, map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}})
@@ -209,7 +313,7 @@ func (m *respModel) requests() int {
 }
 
 func newResponses(t *testing.T, steps ...respStep) (*respModel, responses.ResponseService) {
-	m := &respModel{t: t, steps: steps, calls: map[string][]string{}}
+	m := &respModel{t: t, steps: steps, calls: map[string][]string{}, loaded: map[string]map[string]bool{}}
 	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)
 	c := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
