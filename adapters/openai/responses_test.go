@@ -196,9 +196,9 @@ type respStep func(t *testing.T, req *respRequest) reply
 // respModel is a Responses API server: it remembers each response's calls
 // so the next request (by previous_response_id) must answer every one.
 type respModel struct {
-	t     *testing.T
-	mu    sync.Mutex
-	steps []respStep
+	t      *testing.T
+	mu     sync.Mutex
+	steps  []respStep
 	n      int
 	calls  map[string][]string
 	loaded map[string]map[string]bool // by response id: the deferred functions loaded so far
