@@ -22,8 +22,12 @@ import (
 // (strict when the set's dialect is agent.DialectStrict and the schema
 // allows it).
 func Definitions(s *agent.Set) ([]llms.Tool, error) {
+	return definitions(s.Tools())
+}
+
+func definitions(ts []agent.Tool) ([]llms.Tool, error) {
 	var out []llms.Tool
-	for _, t := range s.Tools() {
+	for _, t := range ts {
 		var params map[string]any
 		if err := json.Unmarshal(t.InputSchema, &params); err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -154,6 +158,13 @@ const DefaultMaxTurns = 20
 type Loop struct {
 	Model llms.Model
 	Tools *agent.Set
+	// Defer, when set, hands the set to the model a few tools at a time
+	// (see agent.Loading): langchaingo has no deferred loading, so the loop
+	// offers the tools loaded from the start and the fallback search
+	// tool, and adds the definitions each search finds to the tools of the
+	// next requests. What was found is read back from the conversation, so
+	// a resumed loop offers the same.
+	Defer *agent.Loading
 	// Options are passed on every request; the loop adds the tools.
 	Options  []llms.CallOption
 	MaxTurns int // default DefaultMaxTurns
@@ -175,17 +186,32 @@ var ErrMaxTurns = errors.New("mcplangchain: the model kept calling tools past th
 // Run continues the conversation until the model answers without calling
 // tools or a call needs approval.
 func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, error) {
-	defs, err := Definitions(l.Tools)
-	if err != nil {
-		return nil, err
+	var d *agent.Deferred
+	var found []string
+	if l.Defer != nil {
+		var err error
+		if d, err = l.Tools.Defer(*l.Defer); err != nil {
+			return nil, err
+		}
+		found = d.Found(callsIn(msgs))
 	}
 	msgs = append([]llms.MessageContent(nil), msgs...)
 	turns := l.MaxTurns
 	if turns <= 0 {
 		turns = DefaultMaxTurns
 	}
-	opts := append(append([]llms.CallOption(nil), l.Options...), llms.WithTools(defs))
 	for range turns {
+		var defs []llms.Tool
+		var err error
+		if d != nil {
+			defs, err = definitions(d.Tools(found))
+		} else {
+			defs, err = Definitions(l.Tools)
+		}
+		if err != nil {
+			return nil, err
+		}
+		opts := append(append([]llms.CallOption(nil), l.Options...), llms.WithTools(defs))
 		resp, err := l.Model.GenerateContent(ctx, msgs, opts...)
 		if err != nil {
 			return nil, err
@@ -199,7 +225,15 @@ func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, e
 		if len(calls) == 0 {
 			return &Outcome{Messages: msgs, Final: final(turn)}, nil
 		}
-		results, pause, err := l.Tools.DispatchAll(ctx, calls)
+		var results []agent.Result
+		var pause *agent.Pause
+		if d != nil {
+			var more []string
+			results, pause, more, err = d.DispatchAll(ctx, calls)
+			found = append(found, more...)
+		} else {
+			results, pause, err = l.Tools.DispatchAll(ctx, calls)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -212,6 +246,22 @@ func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, e
 		msgs = append(msgs, ToolMessages(results)...)
 	}
 	return nil, ErrMaxTurns
+}
+
+// callsIn returns the tool calls of a conversation's assistant messages.
+func callsIn(msgs []llms.MessageContent) []agent.Call {
+	var out []agent.Call
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeAI {
+			continue
+		}
+		for _, p := range m.Parts {
+			if tc, ok := p.(llms.ToolCall); ok && tc.FunctionCall != nil {
+				out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+			}
+		}
+	}
+	return out
 }
 
 // Resume continues a paused loop, in this process or a fresh one (see

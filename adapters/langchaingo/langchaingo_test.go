@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,7 +62,18 @@ func (m *model) next(req *request) (reply, int, bool) {
 	m.n++
 	n := m.n
 	m.mu.Unlock()
-	return s(m.t, req), n, true
+	rep := s(m.t, req)
+	// The model calls what it is offered (a made-up name is a name it was
+	// not offered either: those tests say so with a "?" prefix).
+	for _, c := range rep.calls {
+		if !slices.Contains(req.tools, c[1]) && !strings.HasPrefix(c[1], "?") {
+			m.t.Errorf("the model calls %q, which request %d does not offer", c[1], n)
+		}
+	}
+	for i := range rep.calls {
+		rep.calls[i][1] = strings.TrimPrefix(rep.calls[i][1], "?")
+	}
+	return rep, n, true
 }
 
 func (m *model) requests() int {
@@ -566,5 +578,72 @@ func TestUnrecordedResultReachesModel(t *testing.T) {
 	}
 	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
 		t.Errorf("%d notes", n)
+	}
+}
+
+// TestDeferredLoading: langchaingo has no deferred loading, so the loop
+// offers get_contact and the fallback search tool; the model searches, the
+// next request offers what it found, and a gated call of a found tool
+// pauses; a fresh loop, resumed from the pause's conversation, offers the
+// same, and the call is made once. On both providers; the scripted
+// servers refuse a call of a tool the request does not offer.
+func TestDeferredLoading(t *testing.T) {
+	url := crmtest.Server(t)
+	eachProvider(t, func(t *testing.T, p provider) { deferredLoading(t, p, url) })
+}
+
+func deferredLoading(t *testing.T, p provider, url string) {
+	dir := t.TempDir()
+	note := "Found by the fallback on " + p.name + "."
+	loading := &agent.Loading{Always: agent.AlwaysNamed("get_contact")}
+	steps := []step{
+		func(t *testing.T, req *request) reply {
+			if got := strings.Join(req.tools, " "); got != "search_tools get_contact" {
+				t.Errorf("first turn offers %s", got)
+			}
+			return reply{text: "Let me find the tool.", calls: [][3]string{{"call_1", "search_tools", `{"query":"update a deal"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, `"name":"update_deal"`) {
+				t.Errorf("search result: %s", r)
+			}
+			return reply{calls: [][3]string{{"call_2", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}, {"call_3", "get_contact", `{"contact_id":"C-1001"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if !slices.Contains(req.tools, "update_deal") {
+				t.Errorf("the resumed loop offers %v", req.tools)
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, "alice: "+note) {
+				t.Errorf("update_deal: %s", r)
+			}
+			return reply{text: "Noted."}
+		},
+	}
+	conn1 := crmtest.Conn(t, url)
+	loop1, m := p.loop(t, newSet(t, agent.DialectJSONSchema, agent.Source{Tools: crmtest.Toolset(t, conn1, crmtest.FileGate(t, dir))}), steps...)
+	loop1.Defer = loading
+	o, err := loop1.Run(crmtest.Alice(), ask("Note it on D-2001."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	stored, _ := json.Marshal(o.Pause)
+
+	conn2 := crmtest.Conn(t, url)
+	gate2 := crmtest.FileGate(t, dir)
+	s2 := newSet(t, agent.DialectJSONSchema, agent.Source{Tools: crmtest.Toolset(t, conn2, gate2)})
+	loop2 := &mcplangchain.Loop{Model: loop1.Model, Tools: s2, Defer: loading}
+	pause, _ := agent.ParsePause(stored)
+	as, err := pause.Approvals(crmtest.Alice(), s2)
+	if err != nil || len(as) != 1 || as[0].Tool != "update_deal" {
+		t.Fatalf("approvals %+v, %v", as, err)
+	}
+	if err := gate2.Approve(context.Background(), as[0].ID, as[0].Digest); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = loop2.Resume(crmtest.Alice(), pause); err != nil || final(o) != "Noted." || m.requests() != 3 {
+		t.Fatalf("resume: %+v, %v", o, err)
+	}
+	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
+		t.Errorf("%d notes, want 1", n)
 	}
 }
