@@ -179,9 +179,9 @@ func (s *memStore) Set(_ context.Context, id string, b []byte) error {
 }
 
 type harness struct {
-	t      *testing.T
-	model  *model
-	url    string
+	t       *testing.T
+	model   *model
+	url     string
 	stream  bool
 	opts    []mcpeino.Option
 	loading *agent.Loading // hand the set over a few tools at a time
