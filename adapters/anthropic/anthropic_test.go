@@ -20,6 +20,7 @@ import (
 
 	mcpanthropic "github.com/mcpgen/mcpgen/adapters/anthropic"
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest/githubtest"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
@@ -125,6 +126,9 @@ type model struct {
 	mu    sync.Mutex
 	steps []step
 	n     int
+	// shown is, per request, the estimated tokens of what the model is
+	// shown (see shownOf).
+	shown []int
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -153,6 +157,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := m.steps[m.n]
 	m.n++
 	id := m.n
+	m.shown = append(m.shown, githubtest.EstimateTokens(shownOf(&req)))
 	m.mu.Unlock()
 	blocks := s(t, &req)
 	if err := checkResponse(&req, blocks); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest/githubtest"
 	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
@@ -83,6 +85,9 @@ type model struct {
 	mu    sync.Mutex
 	steps []step
 	n     int
+	// shown is, per request, the estimated tokens of the request, all of
+	// which the model is shown.
+	shown []int
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -90,7 +95,8 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := m.t
 	var req request
-	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/chat/completions" || json.Unmarshal(body, &req) != nil {
 		http.Error(w, `{"error":{"message":"bad request"}}`, 400)
 		return
 	}
@@ -109,6 +115,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := m.steps[m.n]
 	m.n++
 	id := fmt.Sprintf("chatcmpl-%d", m.n)
+	m.shown = append(m.shown, githubtest.EstimateTokens(string(body)))
 	m.mu.Unlock()
 	rep := s(t, &req)
 	// The model calls what it is offered.

@@ -1,14 +1,17 @@
 package mcpopenai_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest/githubtest"
 	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
@@ -101,6 +105,35 @@ func (r *respRequest) checkTools() (callable, deferred map[string]*respFunction,
 		return nil, nil, fmt.Errorf("%d functions have defer_loading and there is no tool_search tool", len(deferred))
 	}
 	return callable, deferred, nil
+}
+
+// shownRequest is a Responses request as the model is shown it: without
+// the deferred functions of its namespaces.
+func shownRequest(raw []byte) string {
+	var body map[string]any
+	if json.Unmarshal(raw, &body) != nil {
+		return string(raw)
+	}
+	tools, _ := body["tools"].([]any)
+	for _, tl := range tools {
+		ns := tl.(map[string]any)
+		if ns["type"] != "namespace" {
+			continue
+		}
+		fs, _ := ns["tools"].([]any)
+		var kept []any
+		for _, f := range fs {
+			if d, _ := f.(map[string]any)["defer_loading"].(bool); !d {
+				kept = append(kept, f)
+			}
+		}
+		ns["tools"] = kept
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(body)
+	return b.String()
 }
 
 // checkOutput applies the API's rules to a function_call_output's output:
@@ -202,6 +235,14 @@ type respModel struct {
 	n      int
 	calls  map[string][]string
 	loaded map[string]map[string]bool // by response id: the deferred functions loaded so far
+	// context is, by response id, the conversation the API keeps for it
+	// (every input and output item so far, as JSON), and shown, per
+	// request, the estimated tokens the model reads: that context and the
+	// request, less the deferred functions (a namespace is shown by its
+	// name and description until a search loads them, and then they are
+	// in the context, in the search's output).
+	context map[string]string
+	shown   []int
 }
 
 func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -262,19 +303,25 @@ func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// or description hold a word of the query, loaded as their
 		// namespaces with them.
 		found := map[string][]any{}
-		for key, f := range deferred {
+		n := 0
+		for _, key := range slices.Sorted(maps.Keys(deferred)) {
+			f := deferred[key]
+			if n == 5 { // at most five, as a search loads a few
+				break
+			}
 			ns, _, _ := strings.Cut(key, ".")
 			for _, w := range strings.Fields(strings.ToLower(rep.search)) {
 				if strings.Contains(strings.ToLower(key+" "+f.Description), w) {
 					loaded[key] = true
 					found[ns] = append(found[ns], f)
+					n++
 					break
 				}
 			}
 		}
 		var tools []any
-		for ns, fs := range found {
-			tools = append(tools, map[string]any{"type": "namespace", "name": ns, "description": "loaded", "tools": fs})
+		for _, ns := range slices.Sorted(maps.Keys(found)) {
+			tools = append(tools, map[string]any{"type": "namespace", "name": ns, "description": "loaded", "tools": found[ns]})
 		}
 		out = append(out,
 			map[string]any{"type": "tool_search_call", "id": "tsc_" + id, "call_id": "ts_" + id, "execution": "server", "status": "completed", "arguments": map[string]any{"query": rep.search}},
@@ -299,6 +346,9 @@ func (m *respModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}})
 	}
 	m.calls[id] = ids
+	output, _ := json.Marshal(out)
+	m.context[id] = m.context[req.PreviousResponseID] + string(req.Input) + string(output)
+	m.shown = append(m.shown, githubtest.EstimateTokens(m.context[req.PreviousResponseID]+shownRequest(req.raw)))
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": id, "object": "response", "created_at": 1, "status": "completed", "model": "gpt-test",
@@ -313,7 +363,7 @@ func (m *respModel) requests() int {
 }
 
 func newResponses(t *testing.T, steps ...respStep) (*respModel, responses.ResponseService) {
-	m := &respModel{t: t, steps: steps, calls: map[string][]string{}, loaded: map[string]map[string]bool{}}
+	m := &respModel{t: t, steps: steps, calls: map[string][]string{}, loaded: map[string]map[string]bool{}, context: map[string]string{}}
 	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)
 	c := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
