@@ -2,8 +2,9 @@
 // Anthropic Messages API (github.com/anthropics/anthropic-sdk-go/v2):
 // ToolParams from an agent.Set, tool_use blocks to tool_result blocks (with
 // is_error, images as image blocks and embedded PDFs as document blocks),
-// and a Loop that runs until the
-// model ends its turn or a call waits for a person's approval.
+// and a Loop that runs until the model ends its turn or a call waits for a
+// person's approval. The Loop hands a large set over a few tools at a time
+// (Defer) through the API's tool search tool (DeferredTools).
 package mcpanthropic
 
 import (

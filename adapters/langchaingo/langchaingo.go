@@ -1,7 +1,9 @@
 // Package mcplangchain hands mcpgen's typed, gated MCP tools to langchaingo
 // (github.com/tmc/langchaingo): llms.Tool definitions and a Loop for
-// function calling, with a gated call pausing the loop, and tools.Tool
-// values for langchaingo's agents.
+// function calling over any llms.Model (a response's choices read as one
+// turn), with a gated call pausing the loop and a large set handed over a
+// few tools at a time (Defer, through agent's fallback search), and
+// tools.Tool values for langchaingo's agents.
 package mcplangchain
 
 import (

@@ -3,8 +3,11 @@
 // agent.Set (strict mode when the set is built with agent.DialectStrict),
 // tool calls to tool messages, and a Loop, streaming or not, that runs
 // until the model answers or a call waits for a person's approval. The
-// Responses API: function tools, function_call_output items (images
-// included), and a ResponsesLoop chained by previous_response_id.
+// Responses API: function tools, function_call_output items (images and
+// PDFs included), and a ResponsesLoop chained by previous_response_id.
+// Both loops hand a large set over a few tools at a time (Defer): the
+// Responses API through its hosted tool search over a namespace per
+// server, Chat Completions through agent's fallback search.
 package mcpopenai
 
 import (
