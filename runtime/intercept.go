@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,6 +72,9 @@ func callerHandler(cl Caller) handler {
 		}
 		res, err := cl.CallTool(ctx, c.desc.Name, c.args)
 		if err != nil {
+			if strings.Contains(err.Error(), "tool "+strconv.Quote(c.desc.Name)) {
+				return nil, err // the connection said which tool (mcpgo does)
+			}
 			return nil, fmt.Errorf("call tool %q: %w", c.desc.Name, err)
 		}
 		if res == nil {

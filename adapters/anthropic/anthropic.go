@@ -1,8 +1,10 @@
 // Package mcpanthropic hands mcpgen's typed, gated MCP tools to the
 // Anthropic Messages API (github.com/anthropics/anthropic-sdk-go/v2):
 // ToolParams from an agent.Set, tool_use blocks to tool_result blocks (with
-// is_error, and images as image blocks), and a Loop that runs until the
-// model ends its turn or a call waits for a person's approval.
+// is_error, images as image blocks and embedded PDFs as document blocks),
+// and a Loop that runs until the model ends its turn or a call waits for a
+// person's approval. The Loop hands a large set over a few tools at a time
+// (Defer) through the API's tool search tool (DeferredTools).
 package mcpanthropic
 
 import (
@@ -30,6 +32,30 @@ func Tools(s *agent.Set) ([]anthropic.ToolUnionParam, error) {
 			p.Description = anthropic.String(t.Description)
 		}
 		out = append(out, anthropic.ToolUnionParam{OfTool: &p})
+	}
+	return out, nil
+}
+
+// DeferredTools returns the set's tools for a conversation that loads
+// most of them on demand: Anthropic's tool search tool (the regex one),
+// then every tool of the set, those d does not load from the start with
+// defer_loading, so that the model is shown them only once a search of its
+// own has found them. The API runs the search; the model's calls of the
+// tools it found are tool_use blocks like any other, and go through the
+// set.
+func DeferredTools(d *agent.Deferred) ([]anthropic.ToolUnionParam, error) {
+	tools, err := Tools(d.Set())
+	if err != nil {
+		return nil, err
+	}
+	out := []anthropic.ToolUnionParam{{OfToolSearchToolRegex20251119: &anthropic.ToolSearchToolRegex20251119Param{
+		Type: anthropic.ToolSearchToolRegex20251119TypeToolSearchToolRegex20251119,
+	}}}
+	for _, t := range tools {
+		if !d.Always(t.OfTool.Name) {
+			t.OfTool.DeferLoading = anthropic.Bool(true)
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -71,6 +97,13 @@ func content(parts []agent.Part, fallback string) []anthropic.ToolResultBlockPar
 					Data: p.Data, MediaType: anthropic.Base64ImageSourceMediaType(p.MIMEType),
 				}},
 			}})
+		case p.Kind == agent.PartFile && p.MIMEType == "application/pdf":
+			// agent has read the type from the bytes.
+			doc := &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfBase64: &anthropic.Base64PDFSourceParam{Data: p.Data}}}
+			if p.Name != "" {
+				doc.Title = anthropic.String(p.Name)
+			}
+			out = append(out, anthropic.ToolResultBlockParamContentUnion{OfDocument: doc})
 		case p.Text != "": // the API refuses empty text blocks
 			out = append(out, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: p.Text}})
 		}
@@ -94,6 +127,10 @@ type Loop struct {
 	// the loop sets Messages and Tools.
 	Params anthropic.MessageNewParams
 	Tools  *agent.Set
+	// Defer, when set, hands the set to the model a few tools at a time
+	// (see agent.Loading and DeferredTools): the tools it loads from the
+	// start, and the tool search tool for the others.
+	Defer *agent.Loading
 	// Stream makes each request a streaming one, accumulated into the
 	// message.
 	Stream   bool
@@ -120,7 +157,7 @@ var ErrMaxTurns = errors.New("mcpanthropic: the model kept calling tools past th
 // Run continues the conversation msgs until the model ends its turn or a
 // call needs approval.
 func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome, error) {
-	tools, err := Tools(l.Tools)
+	tools, err := l.tools()
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +177,11 @@ func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome
 			l.OnMessage(m)
 		}
 		msgs = append(msgs, m.ToParam())
+		if m.StopReason == anthropic.StopReasonPauseTurn {
+			// A server tool (the tool search) paused a long turn: sent
+			// back as it is, it goes on.
+			continue
+		}
 		calls := Calls(m)
 		if m.StopReason != anthropic.StopReasonToolUse || len(calls) == 0 {
 			return &Outcome{Messages: msgs, Final: m}, nil
@@ -167,19 +209,38 @@ func (l *Loop) Run(ctx context.Context, msgs []anthropic.MessageParam) (*Outcome
 // agent.Set.Resume): an altered pause is an error wrapping
 // agent.ErrPauseAltered, a second resume one wrapping agent.ErrPauseUsed,
 // and the model is not asked.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []anthropic.MessageParam
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
 		return nil, fmt.Errorf("mcpanthropic: pause conversation: %w", err)
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, err
+	}
+	if results == nil {
+		return nil, err
+	}
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.Run(ctx, append(msgs, ResultMessage(results)))
+	return o, errors.Join(err, rerr)
+}
+
+func (l *Loop) tools() ([]anthropic.ToolUnionParam, error) {
+	if l.Defer == nil {
+		return Tools(l.Tools)
+	}
+	d, err := l.Tools.Defer(*l.Defer)
 	if err != nil {
 		return nil, err
 	}
-	if still != nil {
-		return &Outcome{Messages: msgs, Pause: still}, nil
-	}
-	return l.Run(ctx, append(msgs, ResultMessage(results)))
+	return DeferredTools(d)
 }
 
 func (l *Loop) send(ctx context.Context, p anthropic.MessageNewParams) (*anthropic.Message, error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -19,6 +20,7 @@ import (
 
 	mcpanthropic "github.com/mcpgen/mcpgen/adapters/anthropic"
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest/githubtest"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
@@ -33,12 +35,65 @@ type block struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
-	Content   []block         `json:"content,omitempty"`
-	Source    *struct {
+	Title     string          `json:"title,omitempty"`
+	// Content is a tool_result's blocks; Search a tool_search_tool_result's
+	// content (both are "content" on the wire).
+	Content []block        `json:"-"`
+	Search  *searchContent `json:"-"`
+	Source  *struct {
 		Type      string `json:"type"`
 		MediaType string `json:"media_type"`
 		Data      string `json:"data"`
 	} `json:"source,omitempty"`
+}
+
+// searchContent is the content of a tool_search_tool_result.
+type searchContent struct {
+	Type           string `json:"type"`
+	ToolReferences []struct {
+		Type     string `json:"type"`
+		ToolName string `json:"tool_name"`
+	} `json:"tool_references"`
+}
+
+func (b *block) UnmarshalJSON(data []byte) error {
+	type alias block
+	aux := struct {
+		*alias
+		Content json.RawMessage `json:"content"`
+	}{alias: (*alias)(b)}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	switch c := bytes.TrimSpace(aux.Content); {
+	case len(c) == 0 || c[0] == 'n':
+	case c[0] == '[':
+		return json.Unmarshal(c, &b.Content)
+	case c[0] == '{':
+		b.Search = new(searchContent)
+		return json.Unmarshal(c, b.Search)
+	case c[0] == '"':
+		var text string
+		if err := json.Unmarshal(c, &text); err != nil {
+			return err
+		}
+		b.Content = []block{{Type: "text", Text: text}}
+	}
+	return nil
+}
+
+func (b block) MarshalJSON() ([]byte, error) {
+	type alias block
+	aux := struct {
+		alias
+		Content any `json:"content,omitempty"`
+	}{alias: alias(b)}
+	if b.Search != nil {
+		aux.Content = b.Search
+	} else if len(b.Content) > 0 {
+		aux.Content = b.Content
+	}
+	return json.Marshal(aux)
 }
 
 type message struct {
@@ -51,9 +106,13 @@ type request struct {
 	Stream   bool      `json:"stream"`
 	Messages []message `json:"messages"`
 	Tools    []struct {
-		Name        string         `json:"name"`
-		InputSchema map[string]any `json:"input_schema"`
+		Type         string         `json:"type"`
+		Name         string         `json:"name"`
+		Description  string         `json:"description"`
+		InputSchema  map[string]any `json:"input_schema"`
+		DeferLoading bool           `json:"defer_loading"`
 	} `json:"tools"`
+	raw []byte
 }
 
 // step is one scripted model turn: it sees the request and answers with
@@ -67,6 +126,9 @@ type model struct {
 	mu    sync.Mutex
 	steps []step
 	n     int
+	// shown is, per request, the estimated tokens of what the model is
+	// shown (see shownOf).
+	shown []int
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -74,7 +136,9 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := m.t
 	var req request
-	if r.URL.Path != "/v1/messages" || json.NewDecoder(r.Body).Decode(&req) != nil {
+	body, _ := io.ReadAll(r.Body)
+	req.raw = body
+	if r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
 		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
 		return
 	}
@@ -93,8 +157,12 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := m.steps[m.n]
 	m.n++
 	id := m.n
+	m.shown = append(m.shown, githubtest.EstimateTokens(shownOf(&req)))
 	m.mu.Unlock()
 	blocks := s(t, &req)
+	if err := checkResponse(&req, blocks); err != nil {
+		t.Errorf("response %d: the model could not answer so: %v", id, err)
+	}
 	stop := "end_turn"
 	for _, b := range blocks {
 		if b.Type == "tool_use" {
@@ -127,6 +195,17 @@ func streamMessage(w http.ResponseWriter, id int, blocks []block, stop string) {
 	}})
 	for i, b := range blocks {
 		switch b.Type {
+		case "server_tool_use", "tool_search_tool_result":
+			// Sent whole at their start, as the API does for server tools'
+			// results; the use's input is streamed like a tool_use's.
+			start := b
+			if b.Type == "server_tool_use" {
+				start.Input = json.RawMessage(`{}`)
+			}
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": start})
+			if b.Type == "server_tool_use" {
+				ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
+			}
 		case "tool_use":
 			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
 			// The arguments arrive in two pieces, as they do.
@@ -145,7 +224,21 @@ func streamMessage(w http.ResponseWriter, id int, blocks []block, stop string) {
 }
 
 func checkRequest(req *request) error {
+	search := ""
+	deferred := map[string]bool{}
 	for _, tl := range req.Tools {
+		switch tl.Type {
+		case "", "custom":
+		case "tool_search_tool_regex_20251119", "tool_search_tool_bm25_20251119":
+			// The tool search tool: named by its type, never deferred.
+			if tl.Name != strings.TrimSuffix(tl.Type, "_20251119") || tl.DeferLoading || search != "" {
+				return fmt.Errorf("tool search tool %+v", tl)
+			}
+			search = tl.Name
+			continue
+		default:
+			return fmt.Errorf("tool %q of type %q", tl.Name, tl.Type)
+		}
 		if !toolName.MatchString(tl.Name) {
 			return fmt.Errorf("tool name %q", tl.Name)
 		}
@@ -154,6 +247,23 @@ func checkRequest(req *request) error {
 		}
 		if _, ok := tl.InputSchema["$schema"]; ok {
 			return fmt.Errorf("tool %q: input_schema has $schema", tl.Name)
+		}
+		if tl.DeferLoading {
+			deferred[tl.Name] = true
+		}
+	}
+	if len(deferred) > 0 && search == "" {
+		return fmt.Errorf("%d tools have defer_loading and there is no tool search tool", len(deferred))
+	}
+	if len(deferred) == len(req.Tools) && len(deferred) > 0 {
+		return fmt.Errorf("every tool is deferred")
+	}
+	loaded := map[string]bool{}
+	for i, m := range req.Messages {
+		if m.Role == "assistant" {
+			if err := checkLoading(m.Content, search, deferred, loaded); err != nil {
+				return fmt.Errorf("message %d: %v", i, err)
+			}
 		}
 	}
 	for i, m := range req.Messages {
@@ -197,6 +307,38 @@ func checkRequest(req *request) error {
 	return nil
 }
 
+// checkLoading applies the tool search's rules to an assistant message's
+// blocks: a tool_search_tool_result follows its server_tool_use and names
+// deferred tools of the request, which are loaded from then on; a tool_use
+// names a tool that is not deferred, or one a search loaded.
+func checkLoading(blocks []block, search string, deferred, loaded map[string]bool) error {
+	searches := map[string]bool{}
+	for j, b := range blocks {
+		switch b.Type {
+		case "server_tool_use":
+			if b.Name != search || search == "" {
+				return fmt.Errorf("block %d: server_tool_use of %q without that tool", j, b.Name)
+			}
+			searches[b.ID] = true
+		case "tool_search_tool_result":
+			if !searches[b.ToolUseID] || b.Search == nil {
+				return fmt.Errorf("block %d: tool_search_tool_result for %q, which no server_tool_use before it started", j, b.ToolUseID)
+			}
+			for _, r := range b.Search.ToolReferences {
+				if !deferred[r.ToolName] {
+					return fmt.Errorf("block %d: tool reference %q is not a deferred tool of the request", j, r.ToolName)
+				}
+				loaded[r.ToolName] = true
+			}
+		case "tool_use":
+			if deferred[b.Name] && !loaded[b.Name] {
+				return fmt.Errorf("block %d: tool_use of %q, deferred and not loaded by a search", j, b.Name)
+			}
+		}
+	}
+	return nil
+}
+
 func hasToolUse(m message, id string) bool {
 	for _, b := range m.Content {
 		if b.Type == "tool_use" && b.ID == id {
@@ -222,6 +364,15 @@ func checkResultBlock(c block) error {
 		}
 		if got := http.DetectContentType(data); got != c.Source.MediaType || !strings.Contains("image/png image/jpeg image/gif image/webp", got) {
 			return fmt.Errorf("image media_type %q, bytes are %q", c.Source.MediaType, got)
+		}
+	case "document":
+		// A PDF: base64 data whose bytes are a PDF.
+		if c.Source == nil || c.Source.Type != "base64" || c.Source.MediaType != "application/pdf" {
+			return fmt.Errorf("document without a base64 PDF source")
+		}
+		data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+		if err != nil || !bytes.HasPrefix(data, []byte("%PDF-")) {
+			return fmt.Errorf("document data is not a PDF (%v)", err)
 		}
 	default:
 		return fmt.Errorf("block type %q in a tool_result", c.Type)
@@ -586,5 +737,112 @@ func TestAlteredOrRepeatedPauseRefused(t *testing.T) {
 	}
 	if e, w := crmtest.Notes(t, east, "D-2001", note), crmtest.Notes(t, west, "D-2001", note); e != 1 || w != 0 || m.requests() != 2 {
 		t.Errorf("notes east %d, west %d, %d model requests; want 1, 0, 2", e, w, m.requests())
+	}
+}
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// caller the error.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	store := crmtest.FileStore(t, t.TempDir())
+	gate := mcpruntime.NewGate(store)
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)})
+	const note = "Recorded nowhere."
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "update_deal", `{"deal_id":"D-2001","note":"`+note+`"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			if r := result(t, req, "tu_1"); r.IsError || !strings.Contains(resultText(r), "alice: "+note) {
+				t.Errorf("update_deal result = %+v", r)
+			}
+			return text("Noted.")
+		})
+	loop := newLoop(t, svc, s, false)
+	o, err := loop.Run(crmtest.Alice(), ask("Note it."))
+	if err != nil || o.Pause == nil {
+		t.Fatalf("no pause: %+v, %v", o, err)
+	}
+	a := o.Pause.Results[0].Pending
+	if err := gate.Approve(context.Background(), a.ID, a.Digest); err != nil {
+		t.Fatal(err)
+	}
+	o, err = loop.Resume(crmtest.Alice(), o.Pause)
+	if !errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) || o == nil || finalText(o) != "Noted." {
+		t.Fatalf("resume = %+v, %v", o, err)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
+		t.Errorf("%d notes", n)
+	}
+}
+
+// Embedded resources reach the model: the CRM's CSV export as text, a PDF
+// as a document block, a long text cut within agent.MaxResourceText with
+// the cut said, what is past the budget or has no block described.
+func TestEmbeddedResourcesReachModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	s := set(t, agent.Source{Prefix: "crm", Tools: crmtest.Toolset(t, conn, nil)}, agent.Source{Prefix: "rich", Tools: crmtest.RichToolset(t, crmtest.Rich(t))})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "crm__export_contacts", `{}`), toolUse("tu_2", "rich__export_report", `{}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			csv := result(t, req, "tu_1")
+			if text := resultText(csv); csv.IsError || !strings.Contains(text, "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,") {
+				t.Errorf("export_contacts: %s", text)
+			}
+			report := result(t, req, "tu_2")
+			var docs []block
+			for _, c := range report.Content {
+				if c.Type == "document" {
+					docs = append(docs, c)
+				}
+			}
+			if len(docs) != 1 || docs[0].Title != "q3.pdf" {
+				t.Errorf("documents: %+v", docs)
+			} else if data, _ := base64.StdEncoding.DecodeString(docs[0].Source.Data); !bytes.Equal(data, crmtest.PDF) {
+				t.Errorf("the PDF's bytes changed")
+			}
+			got := resultText(report)
+			for _, want := range []string{"Report ready.", "[embedded resource: crm://reports/q3.log (text/plain)]\n" + crmtest.LogLine,
+				fmt.Sprintf("[cut: the first %d of 100000 bytes are shown]", agent.MaxResourceText),
+				"[embedded resource: crm://reports/q3-notes.txt (text/plain)] not shown", "[embedded resource: crm://reports/q3.bin (application/octet-stream, blob, 4 bytes)]"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("export_report lacks %q", want)
+				}
+			}
+			if n := strings.Count(got, crmtest.LogLine); n > agent.MaxResourceText/len(crmtest.LogLine) || n < agent.MaxResourceText/len(crmtest.LogLine)-1 {
+				t.Errorf("%d log lines shown", n)
+			}
+			return text("Exported.")
+		})
+	if o, err := newLoop(t, svc, s, false).Run(crmtest.Alice(), ask("Export everything.")); err != nil || finalText(o) != "Exported." {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+}
+
+// The bindings offer a tool the live server does not (an older release
+// without export_contacts): the model's call of it is a failure it reads,
+// listing what it may call, and the loop goes on.
+func TestToolTheServerLacks(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.ServerWith(t, "-fault", "without=export_contacts"))
+	s := set(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)})
+	_, svc := newModel(t,
+		func(t *testing.T, req *request) []block {
+			return []block{toolUse("tu_1", "export_contacts", `{}`), toolUse("tu_2", "get_contact", `{"contact_id":"C-1001"}`)}
+		},
+		func(t *testing.T, req *request) []block {
+			r := result(t, req, "tu_1")
+			if got := resultText(r); !r.IsError || !strings.HasPrefix(got, `The tool "export_contacts" is not available: its server does not offer it now. Available tools: export_pipeline, get_contact,`) || strings.Contains(got, "export_contacts,") {
+				t.Errorf("export_contacts: %+v", r)
+			}
+			if r := result(t, req, "tu_2"); r.IsError {
+				t.Errorf("get_contact: %+v", r)
+			}
+			return text("It cannot export.")
+		})
+	if o, err := newLoop(t, svc, s, false).Run(crmtest.Alice(), ask("Export the contacts.")); err != nil || finalText(o) != "It cannot export." {
+		t.Fatalf("outcome %+v, %v", o, err)
 	}
 }

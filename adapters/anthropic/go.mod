@@ -16,7 +16,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/mark3labs/mcp-go v1.2.1 // indirect
-	github.com/mcpgen/mcpgen/example v0.0.0 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
@@ -39,7 +38,10 @@ require (
 
 replace github.com/mcpgen/mcpgen => ../..
 
-require github.com/mcpgen/mcpgen/adapters/internal/crmtest v0.0.0
+require (
+	github.com/mcpgen/mcpgen/adapters/internal/crmtest v0.0.0
+	github.com/mcpgen/mcpgen/example v0.0.0
+)
 
 replace (
 	github.com/mcpgen/mcpgen/adapters/internal/crmtest => ../internal/crmtest

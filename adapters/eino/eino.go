@@ -1,6 +1,8 @@
 // Package mcpeino hands mcpgen's typed, gated MCP tools to Eino
 // (github.com/cloudwego/eino): one InvokableTool per tool of an agent.Set,
-// its ToolInfo built from the tool's schema. A gated call becomes an Eino
+// its ToolInfo built from the tool's schema, in a tools node
+// (ToolsNodeConfig) that answers a made-up tool name with the tools the
+// model may call instead of ending the run. A gated call becomes an Eino
 // interrupt, so Eino's own checkpoint-and-resume (a Runner or a graph
 // with a CheckPointStore) carries the pause: resuming the interrupt after
 // a person's decision makes the approved call exactly once (the gate's
@@ -14,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -51,24 +54,88 @@ func init() {
 	schema.RegisterName[*ApprovalInfo]("mcpgen_approval_info")
 }
 
+// Option configures the tools of Tools.
+type Option func(*options)
+
+type options struct {
+	onError func(context.Context, error)
+}
+
+// WithErrorHandler sets what receives an error that comes with a result
+// the model is given all the same: a resumed call that was made but whose
+// outcome the approval store could not record (an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded). An Eino tool that returns an error
+// ends the run and the model never sees the result, which is the only
+// copy, so the tool returns the result and hands the error to h. By
+// default it is logged with slog.Default at level Error.
+func WithErrorHandler(h func(context.Context, error)) Option {
+	return func(o *options) { o.onError = h }
+}
+
+func newOptions(opts []Option) options {
+	o := options{onError: func(ctx context.Context, err error) {
+		slog.Default().ErrorContext(ctx, "mcpeino: a result reached the model, but not the approval store", "err", err)
+	}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// ToolsNodeConfig is the Eino tools node for the set: its tools (Tools)
+// and an UnknownToolsHandler that answers a call of a name the set does
+// not have as the other adapters do, with a failed result listing the
+// tools the model may call, so a made-up name does not end the run. Use it
+// as adk.ToolsConfig's ToolsNodeConfig, or in a graph's tools node.
+func ToolsNodeConfig(s *agent.Set, opts ...Option) (compose.ToolsNodeConfig, error) {
+	tools, err := Tools(s, opts...)
+	if err != nil {
+		return compose.ToolsNodeConfig{}, err
+	}
+	return compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: UnknownToolsHandler(s)}, nil
+}
+
+// UnknownToolsHandler answers a call of a tool the set does not have
+// through the set: a failed result ("Error: There is no tool ...
+// Available tools: ...") for the model, never an error ending the run.
+func UnknownToolsHandler(s *agent.Set) func(ctx context.Context, name, input string) (string, error) {
+	return func(ctx context.Context, name, input string) (string, error) {
+		r, err := s.Dispatch(ctx, agent.Call{ID: compose.GetToolCallID(ctx), Name: name, Arguments: json.RawMessage(input)})
+		if err != nil {
+			return "", err
+		}
+		return text(r), nil
+	}
+}
+
 // Tools returns the set's tools as Eino tools (each an InvokableTool).
-func Tools(s *agent.Set) ([]tool.BaseTool, error) {
+// ToolsNodeConfig adds the handler for names outside the set.
+func Tools(s *agent.Set, opts ...Option) ([]tool.BaseTool, error) {
+	o := newOptions(opts)
 	var out []tool.BaseTool
 	for _, t := range s.Tools() {
-		var js jsonschema.Schema
-		if err := json.Unmarshal(t.InputSchema, &js); err != nil {
-			return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+		info, err := toolInfo(t)
+		if err != nil {
+			return nil, err
 		}
-		info := &schema.ToolInfo{Name: t.Name, Desc: t.Description, ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&js)}
-		out = append(out, &invokable{set: s, name: t.Name, info: info})
+		out = append(out, &invokable{set: s, name: t.Name, info: info, opts: &o})
 	}
 	return out, nil
+}
+
+func toolInfo(t agent.Tool) (*schema.ToolInfo, error) {
+	var js jsonschema.Schema
+	if err := json.Unmarshal(t.InputSchema, &js); err != nil {
+		return nil, fmt.Errorf("mcpeino: tool %q: input schema: %w", t.Name, err)
+	}
+	return &schema.ToolInfo{Name: t.Name, Desc: t.Description, ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&js)}, nil
 }
 
 type invokable struct {
 	set  *agent.Set
 	name string
 	info *schema.ToolInfo
+	opts *options
 }
 
 func (x *invokable) Info(context.Context) (*schema.ToolInfo, error) { return x.info, nil }
@@ -106,11 +173,16 @@ func (x *invokable) InvokableRun(ctx context.Context, args string, _ ...tool.Opt
 		return "", again(as[0])
 	}
 	res, still, err := x.set.Resume(ctx, p)
-	if err != nil {
-		return "", err
+	if (still != nil || res != nil) && err != nil {
+		// A result the store does not hold (ErrOutcomeNotRecorded): it
+		// goes to the model, the error to the handler.
+		x.opts.onError(ctx, err)
 	}
 	if still != nil {
 		return "", again(still.Results[0].Pending)
+	}
+	if res == nil {
+		return "", err
 	}
 	return text(res[0]), nil
 }

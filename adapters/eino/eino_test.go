@@ -14,6 +14,7 @@ import (
 
 	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
+	einomodel "github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/compose"
 
 	mcpeino "github.com/mcpgen/mcpgen/adapters/eino"
@@ -90,6 +91,18 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := m.n
 	m.mu.Unlock()
 	rep := s(m.t, &req)
+	// The model calls what it is offered; the tests of made-up names mark
+	// them with a "?".
+	for i, c := range rep.calls {
+		offered := strings.HasPrefix(c[1], "?")
+		for _, tl := range req.Tools {
+			offered = offered || tl.Function.Name == c[1]
+		}
+		if !offered {
+			m.t.Errorf("the model calls %q, which request %d does not offer", c[1], n)
+		}
+		rep.calls[i][1] = strings.TrimPrefix(c[1], "?")
+	}
 	msg := map[string]any{"role": "assistant", "content": rep.text}
 	finish := "stop"
 	var calls []any
@@ -166,10 +179,12 @@ func (s *memStore) Set(_ context.Context, id string, b []byte) error {
 }
 
 type harness struct {
-	t      *testing.T
-	model  *model
-	url    string
-	stream bool
+	t       *testing.T
+	model   *model
+	url     string
+	stream  bool
+	opts    []mcpeino.Option
+	loading *agent.Loading // hand the set over a few tools at a time
 }
 
 func newHarness(t *testing.T, steps ...step) *harness {
@@ -182,17 +197,30 @@ func newHarness(t *testing.T, steps ...step) *harness {
 func (h *harness) runner(set *agent.Set, store *memStore) *adk.Runner {
 	t := h.t
 	ctx := context.Background()
+	var cm einomodel.ToolCallingChatModel
 	cm, err := einoopenai.NewChatModel(ctx, &einoopenai.ChatModelConfig{APIKey: "test-key", BaseURL: h.url, Model: "gpt-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := mcpeino.Tools(set)
+	var tools compose.ToolsNodeConfig
+	if h.loading != nil {
+		d, err := set.Defer(*h.loading)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm, err = mcpeino.DeferredModel(cm, d); err != nil {
+			t.Fatal(err)
+		}
+		tools, err = mcpeino.DeferredToolsNodeConfig(d, h.opts...)
+	} else {
+		tools, err = mcpeino.ToolsNodeConfig(set, h.opts...)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name: "crm", Description: "A CRM agent.", Instruction: "Use the tools.", Model: cm,
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: tools},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +298,7 @@ func fullLoop(t *testing.T, url string, stream bool) {
 	conn := crmtest.Conn(t, url)
 	h := newHarness(t,
 		func(t *testing.T, req *request) reply {
-			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}}}
+			return reply{calls: [][3]string{{"call_1", "get_deal", `{"deal_id":"D-2001"}`}, {"call_2", "search_deals", `{"limit":500,"stage":"closed"}`}, {"call_3", "pipeline_chart", `{}`}, {"call_4", "export_contacts", `{}`}}}
 		},
 		func(t *testing.T, req *request) reply {
 			if r := toolResult(t, req, "call_1"); !strings.Contains(r, `"id":"D-2001"`) || strings.HasPrefix(r, "Error") {
@@ -284,6 +312,10 @@ func fullLoop(t *testing.T, url string, stream bool) {
 			}
 			if r := toolResult(t, req, "call_3"); !strings.Contains(r, "[image: image/png") {
 				t.Errorf("pipeline_chart = %s", r)
+			}
+			// The embedded CSV reaches the model as text.
+			if r := toolResult(t, req, "call_4"); !strings.Contains(r, "[embedded resource: crm://exports/contacts.csv (text/csv)]\nid,name,email,company,owner\nC-1001,") {
+				t.Errorf("export_contacts = %s", r)
 			}
 			return reply{text: "D-2001 is in proposal."}
 		})
@@ -409,5 +441,138 @@ func TestDenialAndTwoServers(t *testing.T) {
 	}
 	if e, w := crmtest.Notes(t, east, "D-2001", "west only"), crmtest.Notes(t, west, "D-2001", "west only"); e != 0 || w != 1 {
 		t.Errorf("notes: east %d, west %d", e, w)
+	}
+}
+
+// An approved call whose outcome the approval store could not record (the
+// store closes while the CRM answers): the model gets the result, the
+// error handler the error.
+func TestUnrecordedResultReachesModel(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	store := crmtest.FileStore(t, t.TempDir())
+	gate := mcpruntime.NewGate(store)
+	const note = "Recorded nowhere."
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	var handled []error
+	h.opts = []mcpeino.Option{mcpeino.WithErrorHandler(func(_ context.Context, err error) { handled = append(handled, err) })}
+	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.ClosingStore(conn, store), gate)}), &memStore{M: map[string][]byte{}})
+	o := drain(t, r.Query(crmtest.Alice(), "Note it.", adk.WithCheckPointID("run-1")))
+	if len(o.interrupts) != 1 {
+		t.Fatalf("want one interrupt: %+v", o)
+	}
+	info := o.interrupts[0].Info.(*mcpeino.ApprovalInfo)
+	if err := gate.Approve(context.Background(), info.ID, info.Digest); err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: map[string]any{o.interrupts[0].ID: nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := drain(t, it); o.final != "Noted." {
+		t.Fatalf("resumed: %+v", o)
+	}
+	if len(handled) != 1 || !errors.Is(handled[0], mcpruntime.ErrOutcomeNotRecorded) {
+		t.Errorf("handled %v", handled)
+	}
+	if n := crmtest.Notes(t, conn, "D-2001", note); n != 1 {
+		t.Errorf("%d notes", n)
+	}
+}
+
+// A tool name the model makes up is answered with the tools it may call,
+// as on the other adapters, and the run goes on.
+func TestUnknownToolAnswered(t *testing.T) {
+	conn := crmtest.Conn(t, crmtest.Server(t))
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			return reply{calls: [][3]string{{"call_1", "?no_such_tool", `{"x":1}`}, {"call_2", "get_deal", `{"deal_id":"D-2001"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.HasPrefix(r, `Error: There is no tool "no_such_tool" available to you. Available tools: `) || !strings.Contains(r, "get_deal, ") {
+				t.Errorf("no_such_tool = %s", r)
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, `"id":"D-2001"`) {
+				t.Errorf("get_deal = %s", r)
+			}
+			return reply{text: "Found it."}
+		})
+	r := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn, nil)}), &memStore{M: map[string][]byte{}})
+	if o := drain(t, r.Query(crmtest.Alice(), "Where is D-2001?", adk.WithCheckPointID("run-1"))); o.final != "Found it." {
+		t.Errorf("outcome %+v", o)
+	}
+}
+
+// TestDeferredLoading: Eino has no deferred loading, so the model is bound
+// to get_contact and the fallback search tool; it searches, the next
+// request is bound to what it found too, and a gated call of a found tool
+// interrupts; a fresh runner resumes the checkpoint once approved, bound
+// to the same tools (read from the checkpoint's messages), and the call is
+// made once. The scripted server refuses a call of a tool the request
+// does not offer.
+func TestDeferredLoading(t *testing.T) {
+	url := crmtest.Server(t)
+	dir := t.TempDir()
+	const note = "Found through Eino."
+	offered := func(req *request) string {
+		var out []string
+		for _, tl := range req.Tools {
+			out = append(out, tl.Function.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	h := newHarness(t,
+		func(t *testing.T, req *request) reply {
+			if got := offered(req); got != "get_contact search_tools" && got != "search_tools get_contact" {
+				t.Errorf("first request offers %s", got)
+			}
+			return reply{calls: [][3]string{{"call_1", "search_tools", `{"query":"update a deal"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if r := toolResult(t, req, "call_1"); !strings.Contains(r, `"name":"update_deal"`) {
+				t.Errorf("search result: %s", r)
+			}
+			return reply{calls: [][3]string{{"call_2", "update_deal", `{"deal_id":"D-2001","note":"` + note + `"}`}, {"call_3", "get_contact", `{"contact_id":"C-1001"}`}}}
+		},
+		func(t *testing.T, req *request) reply {
+			if !strings.Contains(offered(req), "update_deal") {
+				t.Errorf("the resumed run offers %s", offered(req))
+			}
+			if r := toolResult(t, req, "call_2"); !strings.Contains(r, "alice: "+note) || strings.HasPrefix(r, "Error") {
+				t.Errorf("update_deal = %s", r)
+			}
+			return reply{text: "Noted."}
+		})
+	h.loading = &agent.Loading{Always: agent.AlwaysNamed("get_contact")}
+	store1 := &memStore{M: map[string][]byte{}}
+	r1 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, crmtest.Conn(t, url), crmtest.FileGate(t, dir))}), store1)
+	o := drain(t, r1.Query(crmtest.Alice(), "Note it on D-2001.", adk.WithCheckPointID("run-1")))
+	if len(o.interrupts) != 1 {
+		t.Fatalf("want one interrupt: %+v", o)
+	}
+	info := o.interrupts[0].Info.(*mcpeino.ApprovalInfo)
+	conn2 := crmtest.Conn(t, url)
+	gate2 := crmtest.FileGate(t, dir)
+	r2 := h.runner(newSet(t, agent.Source{Tools: crmtest.Toolset(t, conn2, gate2)}), crmtest.RoundTrip(t, store1))
+	if err := gate2.Approve(context.Background(), info.ID, info.Digest); err != nil {
+		t.Fatal(err)
+	}
+	it, err := r2.ResumeWithParams(crmtest.Alice(), "run-1", &adk.ResumeParams{Targets: map[string]any{o.interrupts[0].ID: nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := drain(t, it); o.final != "Noted." || h.model.requests() != 3 {
+		t.Fatalf("resumed: %+v, %d requests", o, h.model.requests())
+	}
+	if n := crmtest.Notes(t, conn2, "D-2001", note); n != 1 {
+		t.Errorf("%d notes, want 1", n)
 	}
 }

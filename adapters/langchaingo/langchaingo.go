@@ -1,7 +1,9 @@
 // Package mcplangchain hands mcpgen's typed, gated MCP tools to langchaingo
 // (github.com/tmc/langchaingo): llms.Tool definitions and a Loop for
-// function calling, with a gated call pausing the loop, and tools.Tool
-// values for langchaingo's agents.
+// function calling over any llms.Model (a response's choices read as one
+// turn), with a gated call pausing the loop and a large set handed over a
+// few tools at a time (Defer, through agent's fallback search), and
+// tools.Tool values for langchaingo's agents.
 package mcplangchain
 
 import (
@@ -9,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -21,8 +24,12 @@ import (
 // (strict when the set's dialect is agent.DialectStrict and the schema
 // allows it).
 func Definitions(s *agent.Set) ([]llms.Tool, error) {
+	return definitions(s.Tools())
+}
+
+func definitions(ts []agent.Tool) ([]llms.Tool, error) {
 	var out []llms.Tool
-	for _, t := range s.Tools() {
+	for _, t := range ts {
 		var params map[string]any
 		if err := json.Unmarshal(t.InputSchema, &params); err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -34,18 +41,45 @@ func Definitions(s *agent.Set) ([]llms.Tool, error) {
 	return out, nil
 }
 
-// Calls returns a choice's tool calls.
-func Calls(c *llms.ContentChoice) []agent.Call {
+// Turn returns the choices of a response that make the model's turn. A
+// provider may return one turn as several choices: langchaingo's Anthropic
+// client returns one per content block, so Claude's "text, then tool_use"
+// is two choices and parallel calls are one each. So with one candidate
+// requested (the default; opts are the request's options) every choice is
+// a part of the turn; with llms.WithN above 1 the choices are alternatives
+// and the first is the turn.
+func Turn(resp *llms.ContentResponse, opts ...llms.CallOption) []*llms.ContentChoice {
+	if resp == nil || len(resp.Choices) == 0 {
+		return nil
+	}
+	var co llms.CallOptions
+	for _, o := range opts {
+		o(&co)
+	}
+	if co.N > 1 {
+		return resp.Choices[:1]
+	}
+	return resp.Choices
+}
+
+// Calls returns the tool calls of a turn's choices, in order.
+func Calls(choices ...*llms.ContentChoice) []agent.Call {
 	var out []agent.Call
-	for _, tc := range c.ToolCalls {
-		if tc.FunctionCall != nil {
-			out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+	for _, c := range choices {
+		if c == nil {
+			continue
+		}
+		for _, tc := range c.ToolCalls {
+			if tc.FunctionCall != nil {
+				out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+			}
 		}
 	}
 	return out
 }
 
-// AssistantMessage is the choice as the conversation's assistant turn.
+// AssistantMessage is a choice as an assistant message: its text, then
+// its tool calls.
 func AssistantMessage(c *llms.ContentChoice) llms.MessageContent {
 	m := llms.MessageContent{Role: llms.ChatMessageTypeAI}
 	if c.Content != "" {
@@ -55,6 +89,41 @@ func AssistantMessage(c *llms.ContentChoice) llms.MessageContent {
 		m.Parts = append(m.Parts, tc)
 	}
 	return m
+}
+
+// AssistantMessages is a turn as the conversation's assistant messages:
+// one per choice that holds anything, as the provider returned them, so
+// that its client reads them back as it wrote them (the Anthropic client
+// reads one part per message, and the API joins consecutive messages of
+// one role; an OpenAI turn is one choice, so one message with every call).
+func AssistantMessages(choices []*llms.ContentChoice) []llms.MessageContent {
+	var out []llms.MessageContent
+	for _, c := range choices {
+		if m := AssistantMessage(c); len(m.Parts) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// final is a turn as one choice: the text of all its choices.
+func final(choices []*llms.ContentChoice) *llms.ContentChoice {
+	if len(choices) == 1 {
+		return choices[0]
+	}
+	f := &llms.ContentChoice{}
+	var text strings.Builder
+	for _, c := range choices {
+		text.WriteString(c.Content)
+		if c.StopReason != "" {
+			f.StopReason = c.StopReason
+		}
+		if f.GenerationInfo == nil {
+			f.GenerationInfo = c.GenerationInfo
+		}
+	}
+	f.Content = text.String()
+	return f
 }
 
 // ToolMessages answers a turn's calls, one tool message per call in order.
@@ -85,10 +154,19 @@ func text(r agent.Result) string {
 // DefaultMaxTurns bounds a Loop's model requests per Run or Resume.
 const DefaultMaxTurns = 20
 
-// Loop is a function-calling conversation with any llms.Model.
+// Loop is a function-calling conversation with any llms.Model. Each
+// response is read as one turn (see Turn): every tool call of every
+// choice is made.
 type Loop struct {
 	Model llms.Model
 	Tools *agent.Set
+	// Defer, when set, hands the set to the model a few tools at a time
+	// (see agent.Loading): langchaingo has no deferred loading, so the loop
+	// offers the tools loaded from the start and the fallback search
+	// tool, and adds the definitions each search finds to the tools of the
+	// next requests. What was found is read back from the conversation, so
+	// a resumed loop offers the same.
+	Defer *agent.Loading
 	// Options are passed on every request; the loop adds the tools.
 	Options  []llms.CallOption
 	MaxTurns int // default DefaultMaxTurns
@@ -97,7 +175,8 @@ type Loop struct {
 // Outcome is where a Run or Resume stopped.
 type Outcome struct {
 	Messages []llms.MessageContent
-	// Final is the model's last choice when the loop ended.
+	// Final is the model's last turn when the loop ended, as one choice
+	// (the text of all the turn's choices; see Turn).
 	Final *llms.ContentChoice
 	// Pause is set instead when calls wait for approval (see agent.Pause).
 	Pause *agent.Pause
@@ -109,31 +188,54 @@ var ErrMaxTurns = errors.New("mcplangchain: the model kept calling tools past th
 // Run continues the conversation until the model answers without calling
 // tools or a call needs approval.
 func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, error) {
-	defs, err := Definitions(l.Tools)
-	if err != nil {
-		return nil, err
+	var d *agent.Deferred
+	var found []string
+	if l.Defer != nil {
+		var err error
+		if d, err = l.Tools.Defer(*l.Defer); err != nil {
+			return nil, err
+		}
+		found = d.Found(callsIn(msgs))
 	}
 	msgs = append([]llms.MessageContent(nil), msgs...)
 	turns := l.MaxTurns
 	if turns <= 0 {
 		turns = DefaultMaxTurns
 	}
-	opts := append(append([]llms.CallOption(nil), l.Options...), llms.WithTools(defs))
 	for range turns {
+		var defs []llms.Tool
+		var err error
+		if d != nil {
+			defs, err = definitions(d.Tools(found))
+		} else {
+			defs, err = Definitions(l.Tools)
+		}
+		if err != nil {
+			return nil, err
+		}
+		opts := append(append([]llms.CallOption(nil), l.Options...), llms.WithTools(defs))
 		resp, err := l.Model.GenerateContent(ctx, msgs, opts...)
 		if err != nil {
 			return nil, err
 		}
-		if len(resp.Choices) == 0 {
+		turn := Turn(resp, opts...)
+		if len(turn) == 0 {
 			return nil, errors.New("mcplangchain: the response has no choices")
 		}
-		c := resp.Choices[0]
-		msgs = append(msgs, AssistantMessage(c))
-		calls := Calls(c)
+		msgs = append(msgs, AssistantMessages(turn)...)
+		calls := Calls(turn...)
 		if len(calls) == 0 {
-			return &Outcome{Messages: msgs, Final: c}, nil
+			return &Outcome{Messages: msgs, Final: final(turn)}, nil
 		}
-		results, pause, err := l.Tools.DispatchAll(ctx, calls)
+		var results []agent.Result
+		var pause *agent.Pause
+		if d != nil {
+			var more []string
+			results, pause, more, err = d.DispatchAll(ctx, calls)
+			found = append(found, more...)
+		} else {
+			results, pause, err = l.Tools.DispatchAll(ctx, calls)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -148,24 +250,48 @@ func (l *Loop) Run(ctx context.Context, msgs []llms.MessageContent) (*Outcome, e
 	return nil, ErrMaxTurns
 }
 
+// callsIn returns the tool calls of a conversation's assistant messages.
+func callsIn(msgs []llms.MessageContent) []agent.Call {
+	var out []agent.Call
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeAI {
+			continue
+		}
+		for _, p := range m.Parts {
+			if tc, ok := p.(llms.ToolCall); ok && tc.FunctionCall != nil {
+				out = append(out, agent.Call{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: json.RawMessage(tc.FunctionCall.Arguments)})
+			}
+		}
+	}
+	return out
+}
+
 // Resume continues a paused loop, in this process or a fresh one (see
 // agent.Set.Resume); while approvals are undecided it returns the pause
 // again, with nothing sent to the model. An altered pause (an error
 // wrapping agent.ErrPauseAltered) and a pause already resumed
 // (agent.ErrPauseUsed) send nothing either.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []llms.MessageContent
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
 		return nil, fmt.Errorf("mcplangchain: pause conversation: %w", err)
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
-	if err != nil {
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, err
+	}
+	if results == nil {
 		return nil, err
 	}
-	if still != nil {
-		return &Outcome{Messages: msgs, Pause: still}, nil
-	}
-	return l.Run(ctx, append(msgs, ToolMessages(results)...))
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.Run(ctx, append(msgs, ToolMessages(results)...))
+	return o, errors.Join(err, rerr)
 }
 
 // PendingError is what a tools.Tool returns for a gated call: langchaingo's

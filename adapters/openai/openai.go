@@ -3,8 +3,11 @@
 // agent.Set (strict mode when the set is built with agent.DialectStrict),
 // tool calls to tool messages, and a Loop, streaming or not, that runs
 // until the model answers or a call waits for a person's approval. The
-// Responses API: function tools, function_call_output items (images
-// included), and a ResponsesLoop chained by previous_response_id.
+// Responses API: function tools, function_call_output items (images and
+// PDFs included), and a ResponsesLoop chained by previous_response_id.
+// Both loops hand a large set over a few tools at a time (Defer): the
+// Responses API through its hosted tool search over a namespace per
+// server, Chat Completions through agent's fallback search.
 package mcpopenai
 
 import (
@@ -23,8 +26,12 @@ import (
 // when the set's dialect is agent.DialectStrict and its schema could be
 // made strict (agent.Tool.Strict).
 func Tools(s *agent.Set) ([]openai.ChatCompletionToolUnionParam, error) {
+	return chatTools(s.Tools())
+}
+
+func chatTools(ts []agent.Tool) ([]openai.ChatCompletionToolUnionParam, error) {
 	var out []openai.ChatCompletionToolUnionParam
-	for _, t := range s.Tools() {
+	for _, t := range ts {
 		var params shared.FunctionParameters
 		if err := json.Unmarshal(t.InputSchema, &params); err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -74,6 +81,13 @@ type Loop struct {
 	// Messages and Tools.
 	Params openai.ChatCompletionNewParams
 	Tools  *agent.Set
+	// Defer, when set, hands the set to the model a few tools at a time
+	// (see agent.Loading): Chat Completions has no deferred loading of its
+	// own, so the loop offers the tools loaded from the start and the
+	// fallback search tool, and adds the definitions each search finds to
+	// the tools of the next requests. What was found is read back from the
+	// conversation, so a resumed loop offers the same.
+	Defer *agent.Loading
 	// Stream makes each request a streaming one, accumulated into the
 	// message.
 	Stream   bool
@@ -95,9 +109,14 @@ var ErrMaxTurns = errors.New("mcpopenai: the model kept calling tools past the l
 // Run continues the conversation msgs until the model answers without
 // calling tools or a call needs approval.
 func (l *Loop) Run(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion) (*Outcome, error) {
-	tools, err := Tools(l.Tools)
-	if err != nil {
-		return nil, err
+	var d *agent.Deferred
+	var found []string
+	if l.Defer != nil {
+		var err error
+		if d, err = l.Tools.Defer(*l.Defer); err != nil {
+			return nil, err
+		}
+		found = d.Found(callsIn(msgs))
 	}
 	msgs = append([]openai.ChatCompletionMessageParamUnion(nil), msgs...)
 	turns := l.MaxTurns
@@ -105,6 +124,16 @@ func (l *Loop) Run(ctx context.Context, msgs []openai.ChatCompletionMessageParam
 		turns = DefaultMaxTurns
 	}
 	for range turns {
+		var tools []openai.ChatCompletionToolUnionParam
+		var err error
+		if d != nil {
+			tools, err = chatTools(d.Tools(found))
+		} else {
+			tools, err = Tools(l.Tools)
+		}
+		if err != nil {
+			return nil, err
+		}
 		p := l.Params
 		p.Messages, p.Tools = msgs, tools
 		m, err := l.send(ctx, p)
@@ -116,7 +145,15 @@ func (l *Loop) Run(ctx context.Context, msgs []openai.ChatCompletionMessageParam
 		if len(calls) == 0 {
 			return &Outcome{Messages: msgs, Final: m}, nil
 		}
-		results, pause, err := l.Tools.DispatchAll(ctx, calls)
+		var results []agent.Result
+		var pause *agent.Pause
+		if d != nil {
+			var more []string
+			results, pause, more, err = d.DispatchAll(ctx, calls)
+			found = append(found, more...)
+		} else {
+			results, pause, err = l.Tools.DispatchAll(ctx, calls)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -131,24 +168,48 @@ func (l *Loop) Run(ctx context.Context, msgs []openai.ChatCompletionMessageParam
 	return nil, ErrMaxTurns
 }
 
+// callsIn returns the tool calls of a conversation's assistant messages.
+func callsIn(msgs []openai.ChatCompletionMessageParamUnion) []agent.Call {
+	var out []agent.Call
+	for _, m := range msgs {
+		if m.OfAssistant == nil {
+			continue
+		}
+		for _, tc := range m.OfAssistant.ToolCalls {
+			if f := tc.OfFunction; f != nil {
+				out = append(out, agent.Call{ID: f.ID, Name: f.Function.Name, Arguments: json.RawMessage(f.Function.Arguments)})
+			}
+		}
+	}
+	return out
+}
+
 // Resume continues a paused loop, in this process or a fresh one (see
 // agent.Set.Resume); while approvals are undecided it returns the pause
 // again, with nothing sent to the model. An altered pause (an error
 // wrapping agent.ErrPauseAltered) and a pause already resumed
 // (agent.ErrPauseUsed) send nothing either.
+//
+// A resumed call that was made but whose outcome the approval store could
+// not record gives the model its result all the same (it is the only
+// copy): Resume returns the outcome together with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded (see agent.Set.Resume).
 func (l *Loop) Resume(ctx context.Context, p *agent.Pause) (*Outcome, error) {
 	var msgs []openai.ChatCompletionMessageParamUnion
 	if err := json.Unmarshal(p.Conversation, &msgs); err != nil {
 		return nil, fmt.Errorf("mcpopenai: pause conversation: %w", err)
 	}
 	results, still, err := l.Tools.Resume(ctx, p)
-	if err != nil {
+	if still != nil {
+		return &Outcome{Messages: msgs, Pause: still}, err
+	}
+	if results == nil {
 		return nil, err
 	}
-	if still != nil {
-		return &Outcome{Messages: msgs, Pause: still}, nil
-	}
-	return l.Run(ctx, append(msgs, ToolMessages(results)...))
+	// err, if any, came with results the store does not hold
+	// (mcpruntime.ErrOutcomeNotRecorded): the model gets them all the same.
+	o, rerr := l.Run(ctx, append(msgs, ToolMessages(results)...))
+	return o, errors.Join(err, rerr)
 }
 
 func (l *Loop) send(ctx context.Context, p openai.ChatCompletionNewParams) (*openai.ChatCompletionMessage, error) {

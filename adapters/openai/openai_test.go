@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
+	"github.com/mcpgen/mcpgen/adapters/internal/crmtest/githubtest"
 	mcpopenai "github.com/mcpgen/mcpgen/adapters/openai"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/agent"
@@ -68,7 +70,10 @@ type request struct {
 // reply is a scripted assistant turn: text, or tool calls.
 type reply struct {
 	text  string
-	calls [][3]string // id, name, arguments
+	calls [][3]string // id, name ("namespace.name" for a namespace's tool), arguments
+	// search, for the Responses API, makes the turn start with a hosted
+	// tool search of these words.
+	search string
 }
 
 type step func(t *testing.T, req *request) reply
@@ -80,6 +85,9 @@ type model struct {
 	mu    sync.Mutex
 	steps []step
 	n     int
+	// shown is, per request, the estimated tokens of the request, all of
+	// which the model is shown.
+	shown []int
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -87,7 +95,8 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := m.t
 	var req request
-	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/chat/completions" || json.Unmarshal(body, &req) != nil {
 		http.Error(w, `{"error":{"message":"bad request"}}`, 400)
 		return
 	}
@@ -106,8 +115,19 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := m.steps[m.n]
 	m.n++
 	id := fmt.Sprintf("chatcmpl-%d", m.n)
+	m.shown = append(m.shown, githubtest.EstimateTokens(string(body)))
 	m.mu.Unlock()
 	rep := s(t, &req)
+	// The model calls what it is offered.
+	for _, c := range rep.calls {
+		offered := false
+		for _, tl := range req.Tools {
+			offered = offered || tl.Function.Name == c[1]
+		}
+		if !offered {
+			t.Errorf("the model calls %q, which the request does not offer", c[1])
+		}
+	}
 	finish := "stop"
 	var calls []map[string]any
 	for i, c := range rep.calls {
@@ -184,9 +204,27 @@ func checkRequest(req *request) error {
 	return nil
 }
 
+// strictFormats are the formats strict mode takes.
+var strictFormats = map[string]bool{"date-time": true, "time": true, "date": true, "duration": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true, "uuid": true}
+
 // checkStrict applies strict mode's rules: every object closed and
-// requiring every property.
+// requiring every property; of the constraints, only those it enforces
+// (pattern, some formats, numeric bounds and multipleOf, minItems and
+// maxItems), with values of the right kind.
 func checkStrict(at string, s map[string]any) error {
+	if f, ok := s["format"]; ok && !strictFormats[fmt.Sprint(f)] {
+		return fmt.Errorf("%s: format %v", at, f)
+	}
+	if p, ok := s["pattern"].(string); ok && (strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<")) {
+		return fmt.Errorf("%s: pattern with lookaround", at)
+	}
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"} {
+		if v, ok := s[k]; ok {
+			if _, num := v.(float64); !num {
+				return fmt.Errorf("%s: %s is %v", at, k, v)
+			}
+		}
+	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		if s["additionalProperties"] != false {
 			return fmt.Errorf("%s: additionalProperties is not false", at)
@@ -201,7 +239,7 @@ func checkStrict(at string, s map[string]any) error {
 			}
 		}
 	}
-	for _, k := range []string{"$schema", "pattern", "minimum", "maximum", "default", "oneOf", "allOf"} {
+	for _, k := range []string{"$schema", "minLength", "maxLength", "uniqueItems", "default", "oneOf", "allOf", "$ref"} {
 		if _, ok := s[k]; ok {
 			return fmt.Errorf("%s: keyword %s", at, k)
 		}
@@ -297,6 +335,18 @@ func TestFullLoop(t *testing.T) {
 					}
 					if (strict > 0) != (tc.dialect == agent.DialectStrict) {
 						t.Errorf("%d strict tools in dialect %s", strict, tc.dialect)
+					}
+					// The constraints strict mode enforces reach it.
+					for _, tl := range req.Tools {
+						if tl.Function.Name != "search_deals" {
+							continue
+						}
+						b, _ := json.Marshal(tl.Function.Parameters["properties"])
+						for _, want := range []string{`"maximum":50`, `"minimum":1`, `"minimum":0`} {
+							if !strings.Contains(string(b), want) {
+								t.Errorf("search_deals lacks %s: %s", want, b)
+							}
+						}
 					}
 					return reply{calls: [][3]string{{"call_1", "search_deals", search}, {"call_2", "pipeline_chart", `{}`}}}
 				},

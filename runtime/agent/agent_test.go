@@ -97,6 +97,10 @@ const dealSchema = `{
   "definitions": {"stage": {"type": "string", "enum": ["lead", "won"], "description": "Stage."}},
   "properties": {
     "deal_id": {"type": "string", "pattern": "^D-[0-9]+$", "minLength": 3},
+    "ref": {"type": "string", "pattern": "^(?!X)[A-Z]+$", "format": "uri"},
+    "when": {"type": "string", "format": "date-time"},
+    "tries": {"type": "integer", "minimum": 1, "maximum": 5, "multipleOf": 1, "exclusiveMaximum": 6, "default": 3},
+    "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 10, "uniqueItems": true},
     "stage": {"$ref": "#/definitions/stage"},
     "amount": {"type": ["number", "null"], "minimum": 0},
     "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "string"}}, "required": ["k"]}}
@@ -135,7 +139,9 @@ func TestProjectStrict(t *testing.T) {
 	}
 	var check func(at string, s map[string]any)
 	check = func(at string, s map[string]any) {
-		for _, k := range []string{"pattern", "minLength", "minimum", "$ref", "$schema"} {
+		// What strict mode refuses is gone; what it enforces stays (see
+		// below).
+		for _, k := range []string{"minLength", "uniqueItems", "default", "$ref", "$schema"} {
 			if _, ok := s[k]; ok {
 				t.Errorf("%s keeps %s", at, k)
 			}
@@ -161,8 +167,34 @@ func TestProjectStrict(t *testing.T) {
 	if st := p["stage"].(map[string]any); !strings.Contains(string(mustJSON(st)), `"enum":["lead","won",null]`) || !strings.Contains(string(mustJSON(st)), `"type":["string","null"]`) {
 		t.Errorf("optional enum not nullable: %s", mustJSON(st))
 	}
-	if d := p["deal_id"].(map[string]any)["description"]; !strings.Contains(d.(string), `pattern: "^D-[0-9]+$"`) {
-		t.Errorf("constraints not in the description: %v", d)
+	// Kept where strict mode enforces them; said in the description where
+	// it does not.
+	for name, want := range map[string]string{
+		"deal_id": `"pattern":"^D-[0-9]+$"`,
+		"when":    `"format":"date-time"`,
+		"tries":   `"exclusiveMaximum":6,"maximum":5,"minimum":1,"multipleOf":1`,
+		"ids":     `"maxItems":10,"minItems":1`,
+		"amount":  `"minimum":0`,
+	} {
+		if got := string(mustJSON(p[name])); !strings.Contains(got, want) {
+			t.Errorf("%s: %s lacks %s", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"deal_id": `(minLength: 3)`,
+		"ref":     `(pattern: "^(?!X)[A-Z]+$"; format: "uri")`,
+		"tries":   `(default: 3)`,
+		"ids":     `(uniqueItems: true)`,
+	} {
+		d, _ := p[name].(map[string]any)["description"].(string)
+		if !strings.HasSuffix(d, want) {
+			t.Errorf("%s: description %q, want it to end with %s", name, d, want)
+		}
+		if name == "ref" {
+			if _, kept := p[name].(map[string]any)["pattern"]; kept {
+				t.Errorf("a lookahead pattern was kept")
+			}
+		}
 	}
 	// The way back: nulls for optional members are absent; a null the
 	// schema itself allowed stays.

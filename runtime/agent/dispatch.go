@@ -5,9 +5,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 )
@@ -30,7 +36,20 @@ const (
 	PartText  PartKind = "text"
 	PartImage PartKind = "image"
 	PartLink  PartKind = "resource_link"
+	// PartFile is an embedded binary resource a provider can be given as
+	// a file: a PDF (see Result.Parts).
+	PartFile PartKind = "file"
 )
+
+// MaxResourceText bounds the text of the embedded text resources one
+// result gives the model, in bytes: the text past it is cut (at a
+// character boundary) and the model is told how much it was shown, and a
+// resource that starts past it is described instead.
+const MaxResourceText = 16 << 10
+
+// MaxResourceFile bounds the decoded size of an embedded file (a PDF)
+// given to the model as a file; a larger one is described instead.
+const MaxResourceFile = 8 << 20
 
 // Part is one piece of a tool result as a model can be shown it.
 type Part struct {
@@ -43,7 +62,9 @@ type Part struct {
 	// and the base64 data as the server sent it.
 	MIMEType string `json:"mimeType,omitempty"`
 	Data     string `json:"data,omitempty"`
-	// Resource link: its URI and name (MIMEType is the link's).
+	// Resource link: its URI and name (MIMEType is the link's). File: the
+	// embedded resource's URI, the last segment of its path as Name, and
+	// MIMEType and Data as for an image (the type read from the bytes).
 	URI  string `json:"uri,omitempty"`
 	Name string `json:"name,omitempty"`
 }
@@ -57,7 +78,15 @@ type Result struct {
 	IsError bool `json:"isError,omitempty"`
 	// Text is the whole result as text (ModelResult.Text).
 	Text string `json:"text"`
-	// Parts is the result as content parts, in the server's order.
+	// Parts is the result as content parts, in the server's order:
+	// text blocks as text, images whose bytes are PNG, JPEG, GIF or WebP as
+	// images, resource links as links, and embedded resources by what they
+	// hold: text as text under a line naming the resource (at most
+	// MaxResourceText bytes of it for one result, the cut said), an image
+	// blob as an image, a PDF blob as a file (at most MaxResourceFile
+	// bytes), anything else described in one line. This is what adapters
+	// send; Text is the runtime's text, where embedded resources are
+	// described.
 	Parts []Part `json:"parts,omitempty"`
 	// Pending is set when the call is gated and was not made: the loop
 	// must pause (see Pause) rather than answer the model.
@@ -68,7 +97,8 @@ type Result struct {
 }
 
 // Dispatch runs one tool call. Everything the model can fix or should know
-// (an unknown tool, invalid arguments, a tool error, a denial) is a Result
+// (an unknown tool, a tool its server does not offer now although the
+// bindings have it, invalid arguments, a tool error, a denial) is a Result
 // with IsError; a gated call is a Result with Pending. The Go error is for
 // what only the program can handle: transport failures, cancellation, a
 // failing approval store.
@@ -87,10 +117,49 @@ func (s *Set) Dispatch(ctx context.Context, c Call) (Result, error) {
 		args = stripNulls(args, v.nulls)
 	}
 	m, err := e.tool.Invoke(mcpruntime.WithToolCallID(ctx, c.ID), args)
+	if me := missing(err, e); me != nil {
+		text := fmt.Sprintf("The tool %q is not available: its server does not offer it now. Available tools: %s.", c.Name, s.offered(e.source, me))
+		return Result{CallID: c.ID, Name: c.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}, nil
+	}
 	if err != nil {
-		return Result{}, fmt.Errorf("tool %q: %w", c.Name, err)
+		return Result{}, callError(c.Name, e.wire, err)
 	}
 	return toResult(c.ID, c.Name, m), nil
+}
+
+// callError adds the model's call to err, once: an error that names the
+// tool already (the runtime's do, `tool "x": ...`) gets the call's name
+// only when it is another (a prefixed one).
+func callError(name, wire string, err error) error {
+	if strings.Contains(err.Error(), "tool "+strconv.Quote(wire)) && name == wire {
+		return err
+	}
+	return fmt.Errorf("call %q: %w", name, err)
+}
+
+// missing is err when it says that the server behind e does not offer e's
+// tool: the bindings (a snapshot) list tools a live server may lack.
+func missing(err error, e *entry) *mcpruntime.MissingToolError {
+	var me *mcpruntime.MissingToolError
+	if errors.As(err, &me) && slices.Contains(me.Tools, e.wire) {
+		return me
+	}
+	return nil
+}
+
+// offered lists the set's tools but those of source that its server does
+// not offer (me.Available is what it does).
+func (s *Set) offered(source int, me *mcpruntime.MissingToolError) string {
+	var names []string
+	for _, e := range s.entries {
+		if e.source != source || slices.Contains(me.Available, e.wire) {
+			names = append(names, e.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // DispatchAll runs a turn's calls in order. When some are gated it returns
@@ -124,8 +193,12 @@ func toResult(id, name string, m mcpruntime.ModelResult) Result {
 	if structured {
 		r.Parts = append(r.Parts, Part{Kind: PartText, Text: m.Text})
 	}
+	budget := MaxResourceText
 	for _, c := range res.Content {
 		switch c.Type {
+		case mcpruntime.ContentResource:
+			// Not in structuredContent either way: the model gets it.
+			r.Parts = append(r.Parts, resourcePart(c, &budget))
 		case mcpruntime.ContentText:
 			if !structured {
 				r.Parts = append(r.Parts, Part{Kind: PartText, Text: c.Text})
@@ -155,19 +228,74 @@ func toResult(id, name string, m mcpruntime.ModelResult) Result {
 // webp, and refuse a media type that does not match the bytes, so the type
 // is read from the bytes, not from what the server declared.
 func imageType(data string) (string, bool) {
-	n := min(len(data), 64) / 4 * 4
-	head, err := base64.StdEncoding.DecodeString(data[:n])
-	if err != nil || len(head) == 0 {
-		return "", false
-	}
-	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
-		return "", false
-	}
-	switch t := http.DetectContentType(head); t {
+	switch t := sniff(data); t {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		return t, true
 	}
 	return "", false
+}
+
+// sniff is the media type of valid base64 data, read from its bytes; ""
+// when it is not valid base64.
+func sniff(data string) string {
+	n := min(len(data), 64) / 4 * 4
+	head, err := base64.StdEncoding.DecodeString(data[:n])
+	if err != nil || len(head) == 0 {
+		return ""
+	}
+	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+		return ""
+	}
+	return http.DetectContentType(head)
+}
+
+// resourcePart is an embedded resource as a part; budget is what is left
+// of MaxResourceText for the result.
+func resourcePart(c mcpruntime.Content, budget *int) Part {
+	rc := c.Resource
+	if rc == nil {
+		return Part{Kind: PartText, Text: c.Placeholder()}
+	}
+	if rc.IsBlob {
+		switch t := sniff(rc.Blob); {
+		case t == "image/png" || t == "image/jpeg" || t == "image/gif" || t == "image/webp":
+			return Part{Kind: PartImage, Text: c.Placeholder(), MIMEType: t, Data: rc.Blob, URI: rc.URI}
+		case t == "application/pdf" && base64.StdEncoding.DecodedLen(len(rc.Blob)) <= MaxResourceFile:
+			return Part{Kind: PartFile, Text: c.Placeholder(), MIMEType: t, Data: rc.Blob, URI: rc.URI, Name: fileName(rc.URI)}
+		}
+		return Part{Kind: PartText, Text: c.Placeholder()}
+	}
+	head := "[embedded resource: " + rc.URI
+	if rc.MIMEType != "" {
+		head += " (" + rc.MIMEType + ")"
+	}
+	head += "]"
+	if *budget <= 0 {
+		return Part{Kind: PartText, Text: fmt.Sprintf("%s not shown: %d bytes, and this result already gave the model the %d bytes of resource text it may", head, len(rc.Text), MaxResourceText)}
+	}
+	text := rc.Text
+	if len(text) > *budget {
+		cut := *budget
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = fmt.Sprintf("%s\n[cut: the first %d of %d bytes are shown]", text[:cut], cut, len(rc.Text))
+		*budget = 0
+	} else {
+		*budget -= len(text)
+	}
+	return Part{Kind: PartText, Text: head + "\n" + text}
+}
+
+// fileName is the last segment of a URI's path, for a provider that shows
+// a file's name.
+func fileName(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Path != "" {
+		if b := path.Base(u.Path); b != "/" && b != "." {
+			return b
+		}
+	}
+	return "resource"
 }
 
 // TextOf joins the text of parts, describing non-text ones, for providers

@@ -10,7 +10,15 @@
 //     mode (objects closed, every property required, optional ones made
 //     nullable; the way back turns null into absent before the typed decode).
 //   - Set.Dispatch runs a model's tool call and returns its result as
-//     content parts (text, images, resource links) for an adapter to map.
+//     content parts (text, images, resource links, embedded resources'
+//     text within MaxResourceText, PDFs as files) for an adapter to map. A
+//     tool the bindings have and the live server does not offer is a
+//     failure the model reads, as an unknown name is.
+//   - Set.Defer hands a large set to a model a few tools at a time: the
+//     tools Loading.Always accepts from the start, the others found by
+//     searching, through the provider's own deferred loading where it has
+//     one (the adapters use Deferred.Always) or the fallback search tool
+//     (Deferred.SearchTool, Search, Tools, DispatchAll, Found).
 //   - A gated call is not a failure but a state: Dispatch reports it as
 //     Pending, and a loop that meets one stops with a Pause, a JSON value
 //     that can be stored and resumed later, in another process too.

@@ -41,6 +41,10 @@ type Source struct {
 	// output for the model (Toolset.WithRendering with no names): "lean"
 	// saves tokens on large results.
 	Rendering mcpruntime.Rendering
+	// Description says what the source's tools are for, in a line, to a
+	// model that has not loaded them (see Deferred): OpenAI's namespace
+	// description, and the fallback search tool's summary of the sources.
+	Description string
 }
 
 // modelName is the provider-valid name of a tool: the wire name itself
@@ -99,7 +103,10 @@ type Set struct {
 	byName  map[string]*entry
 	dialect Dialect
 	views   map[string]*view
+	sources []sourceInfo
 }
+
+type sourceInfo struct{ prefix, description string }
 
 // New builds a Set over sources for the dialect d. With several sources
 // every one needs a distinct Prefix. Names are checked here: two tools
@@ -128,6 +135,7 @@ func New(d Dialect, sources ...Source) (*Set, error) {
 			}
 			src.Tools = ts
 		}
+		s.sources = append(s.sources, sourceInfo{src.Prefix, src.Description})
 		if src.Prefix != "" || len(sources) > 1 {
 			if err := checkPrefix(src.Prefix); err != nil {
 				return nil, fmt.Errorf("%w (source %d; a prefix is required when several servers are merged)", err, i)
@@ -203,19 +211,47 @@ type Tool struct {
 	Strict bool
 	// Descriptor is the tool as snapshotted.
 	Descriptor *mcpruntime.Descriptor
+	// Source is the index of the tool's source in New's arguments, Prefix
+	// its prefix ("" for a source without one) and Local the name without
+	// the prefix and its separator: the tool's name inside a namespace of
+	// its source.
+	Source int
+	Prefix string
+	Local  string
+}
+
+// Sources returns the number of sources of the set.
+func (s *Set) Sources() int { return len(s.sources) }
+
+// SourceInfo returns the Prefix and Description of source i.
+func (s *Set) SourceInfo(i int) (prefix, description string) {
+	if i < 0 || i >= len(s.sources) {
+		return "", ""
+	}
+	return s.sources[i].prefix, s.sources[i].description
 }
 
 // Tools returns the model-facing tool definitions, sorted by name.
 func (s *Set) Tools() []Tool {
 	out := make([]Tool, len(s.entries))
 	for i, e := range s.entries {
-		d := e.tool.Descriptor()
-		desc := d.Description
-		if desc == "" {
-			desc = d.Title
-		}
-		v := s.views[e.name]
-		out[i] = Tool{Name: e.name, Description: desc, InputSchema: slices.Clone(v.schema), Strict: v.strict, Descriptor: d}
+		out[i] = s.tool(e)
 	}
 	return out
+}
+
+func (s *Set) tool(e *entry) Tool {
+	d := e.tool.Descriptor()
+	desc := d.Description
+	if desc == "" {
+		desc = d.Title
+	}
+	v := s.views[e.name]
+	prefix := s.sources[e.source].prefix
+	local := e.name
+	if prefix != "" {
+		local = strings.TrimPrefix(e.name, prefix+nameSep)
+	}
+	return Tool{Name: e.name, Description: desc, InputSchema: slices.Clone(v.schema), Strict: v.strict, Descriptor: d,
+		Source: e.source, Prefix: prefix, Local: local}
 }

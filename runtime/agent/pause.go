@@ -176,7 +176,7 @@ func (s *Set) check(ctx context.Context, p *Pause) ([]waiting, error) {
 		stored, err := e.ts.Approval(ctx, e.wire, pa.ID)
 		switch {
 		case errors.Is(err, mcpruntime.ErrApprovalMismatch), errors.Is(err, mcpruntime.ErrApprovalNotFound):
-			return nil, fail(fmt.Sprintf("the call %q names tool %q", r.Name, e.wire), err)
+			return nil, fail(fmt.Sprintf("the call %q", r.Name), err) // err names the tool
 		case err != nil:
 			return nil, fmt.Errorf("agent: pause result %d: %w", i, err)
 		}
@@ -242,6 +242,15 @@ func differences(pa, st *mcpruntime.Approval) []string {
 // the calls: an approval requested by another principal (each tool's
 // principal as its WithIdentity or ReadIdentity reads it from the context,
 // none for a tool without identity) makes the pause altered.
+//
+// An approved call that was made and answered but whose outcome the store
+// could not record (an *mcpruntime.ApprovalError wrapping
+// mcpruntime.ErrOutcomeNotRecorded) still gives the model its result,
+// which is the only copy: Resume returns the results (or the still pause
+// holding it) together with an error wrapping ErrOutcomeNotRecorded, and,
+// if the store could not record that the pause was continued either,
+// that error joined to it. Later resumes of that approval report its
+// outcome unknown.
 func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pause, err error) {
 	ws, err := s.check(ctx, p)
 	if err != nil {
@@ -255,6 +264,10 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 	}
 	next := &Pause{Version: p.Version, Results: slices.Clone(p.Results), Conversation: p.Conversation}
 	undecided := false
+	// unrecorded holds the errors of calls that were made and answered
+	// but whose outcome the store could not record: their results are the
+	// only copies, so they go to the model and the errors to the caller.
+	var unrecorded error
 	for _, w := range ws {
 		r, id := p.Results[w.i], w.stored.ID
 		m, err := w.e.ts.Resume(mcpruntime.WithToolCallID(ctx, r.CallID), w.e.wire, id)
@@ -262,6 +275,14 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 		switch {
 		case err == nil:
 			next.Results[w.i] = toResult(r.CallID, r.Name, m)
+			continue
+		case missing(err, w.e) != nil:
+			text := fmt.Sprintf("The approved call to %q was not made: its server does not offer the tool now.", r.Name)
+			next.Results[w.i] = Result{CallID: r.CallID, Name: r.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}
+			continue
+		case errors.Is(err, mcpruntime.ErrOutcomeNotRecorded) && (m.Result != nil || m.Text != ""):
+			next.Results[w.i] = toResult(r.CallID, r.Name, m)
+			unrecorded = errors.Join(unrecorded, fmt.Errorf("agent: pause result %d: %w", w.i, err))
 			continue
 		case !errors.As(err, &ae):
 			return nil, nil, err
@@ -277,7 +298,7 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 		next.Results[w.i] = Result{CallID: r.CallID, Name: r.Name, IsError: true, Text: text, Parts: []Part{{Kind: PartText, Text: text}}}
 	}
 	if undecided {
-		return nil, next, nil
+		return nil, next, unrecorded
 	}
 	// Marked in the order of the ids, so that of two resumes of one pause
 	// the one that marks the first approval wins, and the other stops at
@@ -288,10 +309,15 @@ func (s *Set) Resume(ctx context.Context, p *Pause) (results []Result, still *Pa
 			if errors.Is(err, mcpruntime.ErrApprovalContinued) {
 				return nil, nil, &PauseError{Result: w.i, Approval: w.stored.ID, Err: ErrPauseUsed, Cause: err}
 			}
-			return nil, nil, fmt.Errorf("agent: pause result %d: record that the pause was resumed (it may be used up): %w", w.i, err)
+			err = fmt.Errorf("agent: pause result %d: record that the pause was resumed (it may be used up): %w", w.i, err)
+			if unrecorded != nil {
+				// Results the store does not hold are not dropped.
+				return next.Results, nil, errors.Join(unrecorded, err)
+			}
+			return nil, nil, err
 		}
 	}
-	return next.Results, nil, nil
+	return next.Results, nil, unrecorded
 }
 
 // approvalText is what the model is told of an approval that ended without

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,9 +21,13 @@ const (
 	DialectJSONSchema Dialect = iota
 	// DialectStrict is OpenAI's strict mode (strict: true): every object
 	// closed (additionalProperties: false) and listing every property in
-	// required, optional properties made nullable, and keywords strict mode
-	// refuses removed (their constraints are appended to the description;
-	// the runtime still validates them on the way back). Before the typed
+	// required, optional properties made nullable, the constraints strict
+	// mode enforces kept (pattern without lookaround or backreferences;
+	// format date-time, time, date, duration, email, hostname, ipv4, ipv6
+	// or uuid; multipleOf, minimum, maximum, exclusiveMinimum,
+	// exclusiveMaximum; minItems, maxItems), and the other keywords removed
+	// (the other constraints are appended to the description; the runtime
+	// still validates every constraint on the way back). Before the typed
 	// decode, a null the model sent for an optional property is removed, so
 	// it reads as absent.
 	DialectStrict
@@ -203,8 +208,9 @@ func resolvePointer(root any, ptr string) (any, bool) {
 	return cur, true
 }
 
-// strictKeep are the keywords kept in strict mode; constraints are moved
-// into the description (strictHint), everything else is dropped.
+// strictKeep are the keywords kept in strict mode; constraints strict mode
+// enforces are kept too (enforced), the other constraints are moved into
+// the description (strictHint), everything else is dropped.
 var strictKeep = map[string]bool{
 	"type": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
 	"enum": true, "const": true, "anyOf": true, "description": true, "title": true,
@@ -213,6 +219,43 @@ var strictKeep = map[string]bool{
 var strictHint = []string{
 	"minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
 	"exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "default",
+}
+
+// strictFormats are the string formats strict mode enforces.
+var strictFormats = map[string]bool{
+	"date-time": true, "time": true, "date": true, "duration": true, "email": true,
+	"hostname": true, "ipv4": true, "ipv6": true, "uuid": true,
+}
+
+// lookaround matches the regular expression features beyond what strict
+// mode's patterns are known to take: lookahead, lookbehind and
+// backreferences.
+var lookaround = regexp.MustCompile(`\(\?[=!<]|\\[1-9]|\\k<`)
+
+// enforced reports whether strict mode enforces the constraint k: v (its
+// documented set: pattern and the formats above for strings; multipleOf,
+// minimum, maximum and the exclusive bounds as numbers; minItems and
+// maxItems), so it stays in the schema.
+func enforced(k string, v any) bool {
+	switch k {
+	case "pattern":
+		p, ok := v.(string)
+		return ok && !lookaround.MatchString(p)
+	case "format":
+		f, ok := v.(string)
+		return ok && strictFormats[f]
+	case "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		_, ok := v.(json.Number)
+		return ok
+	case "minItems", "maxItems":
+		n, ok := v.(json.Number)
+		if !ok {
+			return false
+		}
+		i, err := n.Int64()
+		return err == nil && i >= 0
+	}
+	return false
 }
 
 // strictify rewrites a schema for strict mode; ok is false when it cannot
@@ -228,13 +271,13 @@ func strictify(v any) (any, *nullPlan, bool) {
 	out := map[string]any{}
 	var hints []string
 	for _, k := range strictHint {
-		if h, ok := x[k]; ok {
+		if h, ok := x[k]; ok && !enforced(k, h) {
 			b, _ := encode(h)
 			hints = append(hints, k+": "+string(b))
 		}
 	}
 	for k, e := range x {
-		if strictKeep[k] {
+		if strictKeep[k] || enforced(k, e) {
 			out[k] = e
 		}
 	}

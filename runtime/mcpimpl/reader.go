@@ -102,7 +102,9 @@ func (r *resourceReader) Invoke(ctx context.Context, args json.RawMessage) (mcpr
 }
 
 // ResumeInvoke implements mcpruntime.Resumer: the read a person approved,
-// made once; a denial is a failed result with the person's reason.
+// made once; a denial is a failed result with the person's reason. A read
+// whose outcome the store could not record comes with an error wrapping
+// mcpruntime.ErrOutcomeNotRecorded, as from Tool.ResumeInvoke.
 func (r *resourceReader) ResumeInvoke(ctx context.Context, id string) (mcpruntime.ModelResult, error) {
 	if r.err != nil {
 		return mcpruntime.ModelResult{}, r.err
@@ -134,6 +136,13 @@ func (r *resourceReader) run(ctx context.Context, args json.RawMessage, approval
 			reason = "no reason was given"
 		}
 		return mcpruntime.ModelResult{IsError: true, Text: fmt.Sprintf("A person reviewing this call to %q denied it, so it was not made. Reason: %s", ae.Tool, reason)}, nil
+	case err != nil && rec != nil && errors.Is(err, mcpruntime.ErrOutcomeNotRecorded):
+		// The read was made and its outcome could not be recorded: this is
+		// the only copy, for the model, with the error for the caller.
+		if live != nil {
+			return *live, err
+		}
+		return r.replay(rec, prov), err
 	case err != nil:
 		return mcpruntime.ModelResult{}, err
 	case live != nil:

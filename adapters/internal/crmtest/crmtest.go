@@ -8,7 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime/filestore"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/example/crmapi"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/filestore"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -62,7 +63,14 @@ func Build(t testing.TB) string {
 // endpoint share the CRM's state, as separate agent processes would.
 func Server(t testing.TB) string {
 	t.Helper()
-	cmd := exec.Command(Build(t), "-http", "127.0.0.1:0")
+	return ServerWith(t)
+}
+
+// ServerWith is Server with crm-server's -fault flags, e.g.
+// "-fault", "without=export_contacts" for an older release lacking a tool.
+func ServerWith(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(Build(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -117,12 +125,36 @@ func Toolset(t testing.TB, c mcpruntime.Caller, g *mcpruntime.Gate) *mcpruntime.
 // FileGate is a gate over a file store in dir, as a process would open it.
 func FileGate(t testing.TB, dir string) *mcpruntime.Gate {
 	t.Helper()
+	return mcpruntime.NewGate(FileStore(t, dir))
+}
+
+// FileStore opens the file store in dir; it is closed when the test ends.
+func FileStore(t testing.TB, dir string) *filestore.FileStore {
+	t.Helper()
 	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	return mcpruntime.NewGate(s)
+	return s
+}
+
+// ClosingStore is the connection c closing store as each call returns,
+// after the server has answered: the outcome of an approved call made
+// through it cannot be recorded (mcpruntime.ErrOutcomeNotRecorded).
+func ClosingStore(c *mcpgo.Conn, store io.Closer) mcpruntime.Caller {
+	return closing{c, store}
+}
+
+type closing struct {
+	*mcpgo.Conn
+	store io.Closer
+}
+
+func (c closing) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	res, err := c.Conn.CallTool(ctx, name, args)
+	_ = c.store.Close()
+	return res, err
 }
 
 // Notes counts the notes on a deal with exactly the given text ("alice: "
