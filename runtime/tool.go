@@ -491,9 +491,17 @@ func (t *toolCore) resumeInvoke(ctx context.Context, id string) (ModelResult, er
 	if errors.As(err, &ae) && errors.Is(ae.Err, ErrApprovalDenied) {
 		return ModelResult{IsError: true, Text: denialText(ae)}, nil
 	}
+	// The call ran (or failed) and what came of it is known, but the store
+	// could not record it: the model gets it, and the caller the error
+	// that says so.
 	if res != nil && notRecorded(err) {
 		m, _ := t.modelResult(ctx, c, res, nil) // never an error for a result
 		return m, err
+	}
+	if res == nil && errors.Is(err, ErrOutcomeNotRecorded) {
+		if m, merr := t.modelResult(ctx, c, nil, err); merr == nil {
+			return m, err
+		}
 	}
 	return t.modelResult(ctx, c, res, err)
 }

@@ -112,3 +112,35 @@ func TestResumeKeepsUnrecordedRead(t *testing.T) {
 		t.Errorf("%d reads", n)
 	}
 }
+
+// rejectingServer closes the approval store and rejects the call, so the
+// failed call's outcome cannot be recorded.
+type rejectingServer struct {
+	closingServer
+}
+
+func (c *rejectingServer) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	_, _ = c.closingServer.CallTool(ctx, name, args)
+	return nil, &mcpruntime.ProtocolError{Code: -32000, Message: "no such account"}
+}
+
+// TestResumeKeepsUnrecordedFailure: a resumed call the server answered
+// with an error, whose outcome the store could not record, gives the model
+// the server's answer and the caller the error saying it was not
+// recorded.
+func TestResumeKeepsUnrecordedFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	store := fileStore(t, dir)
+	srv := &rejectingServer{closingServer{store: store}}
+	g := mcpruntime.NewGate(store)
+	s := mustSet(t, Source{Tools: toolset(t, mcpruntime.NewTool[moveInput, mcpruntime.NoOutput](moveDesc, srv,
+		mcpruntime.WithGate(g), mcpruntime.WithServerName("bank"), mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)))})
+	_, pause, err := s.DispatchAll(alice, []Call{{ID: "tu_1", Name: "move", Arguments: json.RawMessage(`{"amount":5}`)}})
+	if err != nil || pause == nil {
+		t.Fatal(pause, err)
+	}
+	r := resumeUnrecorded(t, s, g, dir, pause)
+	if !r.IsError || !strings.Contains(r.Text, "The server rejected the call: no such account") || r.CallID != "tu_1" {
+		t.Errorf("the model got %+v", r)
+	}
+}
