@@ -141,6 +141,7 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
+		types = ir.Declared(types)
 		f := emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
 			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers}
 		// Render is then the only holder of this input's IR, and frees it
@@ -267,7 +268,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Input: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {
@@ -338,20 +339,10 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
-	if !cfg.KeepShapesApart {
-		// Naming once without sharing tells which names are taken.
-		_ = names.Assign(roots, types)
-		taken := map[string]bool{}
-		for _, t := range types {
-			taken[t.GoName] = true
-			t.GoName = ""
-		}
-		ir.Share(roots, taken)
-		seen, types = map[*ir.Type]bool{}, nil
-		for _, r := range roots {
-			types = append(types, ir.Named(r.Type, seen)...)
-		}
-	}
+	// Names first, each from its tool's own schemas; sharing then only
+	// decides which of them are aliases.
+	names.Assign(types)
+	ir.Share(roots, types, cfg.KeepShapesApart)
 	var resSets []*resourceSet
 	for _, s := range srcs {
 		s.res.attach(roots)
@@ -359,7 +350,7 @@ func plan(cfg Config) (*planned, error) {
 	}
 	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots, cfg.Gate)
 	errs = append(errs, bErrs2...)
-	probs = append(probs, names.AssignWith(roots, types, decls)...)
+	probs = append(probs, names.Collisions(roots, types, decls)...)
 	// The other position of a collision gets its line and column too.
 	lineCol := func(l ir.Loc) string {
 		var e *manifest.Error
@@ -408,17 +399,23 @@ func plan(cfg Config) (*planned, error) {
 	return &planned{inputs: srcs, roots: roots}, nil
 }
 
+// pinsFor returns the pins of GoNames for one schema of a tool (member is
+// /inputSchema or /outputSchema), by JSON Pointer within the schema: the
+// tool's own keys, and the "*#" keys, which pin a pointer in every tool
+// that has it; the tool's own key wins.
 func pinsFor(goNames map[string]string, tool, member string) map[string]string {
 	out := map[string]string{}
-	for k, v := range goNames {
-		t, ptr, ok := strings.Cut(k, "#")
-		if !ok || t != tool {
-			continue
-		}
-		if ptr == member {
-			out[""] = v
-		} else if rest, ok := strings.CutPrefix(ptr, member+"/"); ok {
-			out["/"+rest] = v
+	for _, own := range []bool{false, true} {
+		for k, v := range goNames {
+			t, ptr, ok := strings.Cut(k, "#")
+			if !ok || (t == tool) != own || !own && t != "*" {
+				continue
+			}
+			if ptr == member {
+				out[""] = v
+			} else if rest, ok := strings.CutPrefix(ptr, member+"/"); ok {
+				out["/"+rest] = v
+			}
 		}
 	}
 	return out
@@ -440,10 +437,12 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 			member = "/outputSchema"
 		}
 		for ptr := range s.PinsUsed {
-			if ptr == "" {
-				used[s.Tool+"#"+member] = true
-			} else {
-				used[s.Tool+"#"+member+ptr] = true
+			// The tool's own key, or the "*#" one it came from.
+			for _, t := range []string{s.Tool, "*"} {
+				if k := t + "#" + member + ptr; cfg.GoNames[k] == s.Pins[ptr] {
+					used[k] = true
+					break
+				}
 			}
 		}
 		if s.Role == "Input" {

@@ -98,7 +98,7 @@ func planResources(cfg Config, f *manifest.File, index map[*ir.Schema]*manifest.
 			}
 			r.Schema = compact.Bytes()
 			sc := &ir.Schema{Tool: e.Key, Bare: r.GoName, Role: "Content", Data: b.Schema, Resource: true,
-				File: "resources.bind.schema", Pins: map[string]string{"": r.GoName + "Content"}}
+				File: "resources.bind.schema", Input: f.Name, Pins: map[string]string{"": r.GoName + "Content"}}
 			ix, err := manifest.NewIndex(b.Schema)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("mcpgen: %s: invalid JSON: %v", sc.File, err))

@@ -20,7 +20,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
@@ -46,7 +45,7 @@ func init() {
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1",
 		"Struct", "Row", "DecodeAndValidate", "CompilePattern", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
-		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject"} {
+		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject", "Union", "Variant", "Checker", "As"} {
 		implNames[n] = true
 	}
 }
@@ -694,6 +693,9 @@ func validTag(name string) bool {
 }
 
 func (e *emitter) decl(t *ir.Type) []jen.Code {
+	if t.Alias != nil {
+		return e.aliasDecl(t)
+	}
 	switch t.Kind {
 	case ir.Struct:
 		return e.structDecl(t)
@@ -703,6 +705,41 @@ func (e *emitter) decl(t *ir.Type) []jen.Code {
 		return e.unionDecl(t)
 	}
 	return e.definedDecl(t)
+}
+
+// aliasDecl declares the name of a type whose shape another type has, and
+// which is that type (see ir.Share): an alias, with what the shared type
+// declares beside it under names of its own, so that every name a tool's
+// schemas give exists whichever other tools share the shape. Methods come
+// through the alias.
+func (e *emitter) aliasDecl(t *ir.Type) []jen.Code {
+	c := t.Alias
+	out := comment(fmt.Sprintf("%s is the schema at %s: the same type as %s, which declares it.", t.GoName, where(t), c.GoName))
+	out = append(out, jen.Type().Id(t.GoName).Op("=").Id(c.GoName))
+	switch t.Kind {
+	case ir.Enum:
+		var defs []jen.Code
+		for i, v := range t.Values {
+			if v.GoName != c.Values[i].GoName {
+				defs = append(defs, jen.Id(v.GoName).Op("=").Id(c.Values[i].GoName))
+			}
+		}
+		if len(defs) > 0 {
+			out = append(out, jen.Line(), jen.Commentf("// Values of %s.", t.GoName), jen.Const().Defs(defs...))
+		}
+	case ir.Union:
+		for i, v := range t.Variants {
+			ctor, shared := t.GoName+"Of"+v.GoName, c.GoName+"Of"+c.Variants[i].GoName
+			if v.Type.Kind == ir.Null {
+				out = append(out, jen.Line(), jen.Commentf("// %s returns the null value.", ctor).Line().
+					Func().Id(ctor).Params().Id(t.GoName).Block(jen.Return(jen.Id(shared).Call())))
+				continue
+			}
+			out = append(out, jen.Line(), jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(jen.Return(jen.Id(shared).Call(jen.Id("v")))))
+		}
+	}
+	return out
 }
 
 func fieldDoc(f *ir.Field) []string {
@@ -1104,63 +1141,56 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}))
+	set := func(v *ir.Variant) jen.Code {
+		if v.Type.Kind == ir.Null {
+			return jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()})
+		}
+		return jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")})
+	}
 	for _, v := range t.Variants {
 		ctor := t.GoName + "Of" + v.GoName
 		if v.Type.Kind == ir.Null {
-			out = append(out, jen.Line(),
-				jen.Commentf("// %s returns the null value.", ctor).Line().
-					Func().Id(ctor).Params().Id(t.GoName).Block(
-					jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()}))))
+			out = append(out, jen.Line(), jen.Commentf("// %s returns the null value.", ctor).Line().
+				Func().Id(ctor).Params().Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 			continue
 		}
-		out = append(out, jen.Line(),
-			jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
-				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(
-				jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")}))))
+		out = append(out, jen.Line(), jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+			Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 	}
 	for _, v := range t.Variants {
 		f := jen.Id("u").Dot(variantField(v))
 		if v.Type.Kind == ir.Null {
 			out = append(out, jen.Line(),
 				jen.Comment("// IsNull reports whether the value is null.").Line().
-					Func().Params(jen.Id("u").Id(t.GoName)).Id("IsNull").Params().Bool().Block(jen.Return(f)),
+					Func().Params(jen.Id("u").Id(t.GoName)).Id("IsNull").Params().Bool().Add(oneLine(jen.Return(f))),
 				jen.Line(),
 				jen.Comment("// SetNull makes the value null.").Line().
-					Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("SetNull").Params().Block(
-					jen.Op("*").Id("u").Op("=").Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()})))
+					Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("SetNull").Params().Add(oneLine(jen.Op("*").Id("u").Op("=").Add(set(v)))))
 			continue
 		}
 		out = append(out, jen.Line(),
 			jen.Commentf("// As%s returns the %s variant and whether it is the one set.", v.GoName, v.GoName).Line().
-				Func().Params(jen.Id("u").Id(t.GoName)).Id("As"+v.GoName).Params().Params(typeRef(v.Type), jen.Bool()).Block(
-				jen.If(f.Clone().Op("==").Nil()).Block(
-					jen.Var().Id("zero").Add(typeRef(v.Type)),
-					jen.Return(jen.Id("zero"), jen.False())),
-				jen.Return(jen.Op("*").Add(f.Clone()), jen.True())),
+				Func().Params(jen.Id("u").Id(t.GoName)).Id("As"+v.GoName).Params().Params(typeRef(v.Type), jen.Bool()).Add(oneLine(jen.Return(rt("As").Call(f)))),
 			jen.Line(),
 			jen.Commentf("// Set%s makes v the value, replacing any other variant.", v.GoName).Line().
-				Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("Set"+v.GoName).Params(jen.Id("v").Add(typeRef(v.Type))).Block(
-				jen.Op("*").Id("u").Op("=").Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")})),
+				Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("Set"+v.GoName).Params(jen.Id("v").Add(typeRef(v.Type))).Add(oneLine(jen.Op("*").Id("u").Op("=").Add(set(v)))),
 		)
 	}
-	// MarshalJSON
 	out = append(out, jen.Line(),
 		jen.Comment("// MarshalJSON encodes the variant that is set.").Line().
-			Func().Params(jen.Id("u").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
-			g.Switch().BlockFunc(func(s *jen.Group) {
-				for _, v := range t.Variants {
-					if v.Type.Kind == ir.Null {
-						s.Case(jen.Id("u").Dot(variantField(v))).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil()))
-						continue
-					}
-					s.Case(jen.Id("u").Dot(variantField(v)).Op("!=").Nil()).Block(jen.Return(jen.Qual(jsonPath, "Marshal").Call(jen.Id("u").Dot(variantField(v)))))
-				}
-			})
-			g.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit(t.GoName+": no variant is set")))
-		}))
-	out = append(out, jen.Line(), e.unionUnmarshal(t), jen.Line(), e.unionValidate(t))
+			Func().Params(jen.Id("u").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).
+			Add(oneLine(jen.Return(jen.Id(codecVar(t)).Dot("Encode").Call(jen.Op("&").Id("u"))))),
+		jen.Line(),
+		jen.Comment("// UnmarshalJSON picks the variant and decodes it strictly, reporting every").Line().
+			Comment("// problem as a *mcpruntime.ValidationError.").Line().
+			Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().
+			Add(oneLine(jen.Return(jen.Id(codecVar(t)).Dot("Decode").Call(jen.Id("data"), jen.Id("u"))))),
+		jen.Line(), e.unionCodec(t), jen.Line(), e.unionValidate(t))
 	return out
 }
+
+// oneLine is a function body of one statement, written on one line.
+func oneLine(st jen.Code) jen.Code { return jen.Custom(jen.Options{Open: "{", Close: "}"}, st) }
 
 func variantTry(t *ir.Type, name string) int {
 	for _, v := range t.Variants {
@@ -1171,87 +1201,80 @@ func variantTry(t *ir.Type, name string) int {
 	return 0
 }
 
-func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
-	byKind := map[string][]*ir.Variant{}
-	var order []string
+// unionCodec declares t's table (mcpimpl.Union): its variants in field
+// order, with what tells them apart, and, for a variant that may be
+// decided by trying it, the check of a decoded value.
+func (e *emitter) unionCodec(t *ir.Type) jen.Code {
+	var objects []*ir.Variant
+	kept := false
 	for _, v := range t.Variants {
-		if byKind[v.JSONKind] == nil {
-			order = append(order, v.JSONKind)
+		if v.Unique != "" {
+			objects = append(objects, v)
 		}
-		byKind[v.JSONKind] = append(byKind[v.JSONKind], v)
+		kept = kept || v.Type.Kind == ir.Struct && v.Type.Closed
 	}
-	set := func(v *ir.Variant) []jen.Code {
-		if v.Type.Kind == ir.Null {
-			return []jen.Code{jen.Id("out").Dot(variantField(v)).Op("=").True()}
-		}
-		return []jen.Code{
-			jen.Id("out").Dot(variantField(v)).Op("=").New(typeRef(v.Type)),
-			decodeFn(v.Type).Call(jen.Id("data"), jen.Id("out").Dot(variantField(v)), jen.Lit(""), jen.Op("&").Id("vs")),
-		}
-	}
-	return jen.Comment("// UnmarshalJSON picks the variant and decodes it strictly, reporting every").Line().
-		Comment("// problem as a *mcpruntime.ValidationError.").Line().
-		Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
-		g.Var().Id("vs").Add(rt("Violations"))
-		g.Var().Id("out").Id(t.GoName)
-		g.Switch(jen.Id("kind").Op(":=").Add(rt("JSONKind")).Call(jen.Id("data")), jen.Id("kind")).BlockFunc(func(s *jen.Group) {
-			for _, k := range order {
-				vs := byKind[k]
-				s.Case(jen.Lit(k)).BlockFunc(func(c *jen.Group) {
-					if len(vs) == 1 {
-						for _, st := range set(vs[0]) {
-							c.Add(st)
-						}
-						return
-					}
-					if vs[0].Try > 0 {
-						e.tryVariants(c, t, vs)
-						return
-					}
-					if t.Discriminator != "" {
-						var lits []string
-						c.List(jen.Id("d"), jen.Id("ok")).Op(":=").Add(rt("Member")).Call(jen.Id("data"), jen.Lit(t.Discriminator))
-						c.Switch().BlockFunc(func(sw *jen.Group) {
-							sw.Case(jen.Op("!").Id("ok")).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit(fmt.Sprintf("missing required member %q", t.Discriminator))))
-							for _, v := range vs {
-								lits = append(lits, v.Disc)
-								sw.Case(jen.Id("d").Op("==").Lit(v.Disc)).Block(set(v)...)
-							}
-							sw.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit("/"+escape(t.Discriminator)), jen.Lit("must be one of "+strings.Join(lits, ", "))))
-						})
-						return
-					}
-					var members []string
-					for _, v := range vs {
-						members = append(members, strconv.Quote(v.Unique))
-					}
-					// A variant requires its member, so with one of the
-					// members present only that variant can match; with
-					// several, any of theirs may, and they are tried.
-					c.Id("present").Op(":=").Lit(0)
-					for _, v := range vs {
-						c.If(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(jen.Id("present").Op("++"))
-					}
-					c.If(jen.Id("present").Op(">").Lit(1)).BlockFunc(func(g *jen.Group) {
-						if refuseOthers(vs) {
-							g.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches no variant: has more than one of the members "+strings.Join(members, ", ")))
-						} else {
-							e.tryVariants(g, t, vs)
-						}
-						g.Break()
-					})
-					c.Switch().BlockFunc(func(sw *jen.Group) {
-						for _, v := range vs {
-							sw.Case(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(set(v)...)
-						}
-						sw.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches no variant: expected one of the members "+strings.Join(members, ", "))))
-					})
-				})
+	exclusive := len(objects) > 0 && refuseOthers(objects)
+	ck := &checker{e: e, owner: t.GoName + "Try"}
+	var rows []jen.Code
+	for _, v := range t.Variants {
+		row := []jen.Code{jen.Id("Name").Op(":").Lit(v.GoName), jen.Id("Kind").Op(":").Lit(v.JSONKind)}
+		if v.Type.Kind != ir.Null {
+			if h := hintOf(v.Type); h != nil {
+				row = append(row, jen.Id("Hint").Op(":").Add(h))
 			}
-			s.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("expected "+strings.Join(order, " or ")+", found ").Op("+").Id("kind")))
-		})
-		g.Op("*").Id("u").Op("=").Id("out")
-		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
+		}
+		if v.Disc != "" {
+			row = append(row, jen.Id("Disc").Op(":").Lit(v.Disc))
+		}
+		if v.Unique != "" {
+			row = append(row, jen.Id("Member").Op(":").Lit(v.Unique))
+		}
+		if v.Try > 0 {
+			row = append(row, jen.Id("Try").Op(":").Lit(v.Try))
+		}
+		if v.Try > 0 || v.Unique != "" && !exclusive {
+			if c := ck.variantCheck(v.Type); c != nil {
+				row = append(row, jen.Id("Check").Op(":").Add(c))
+			}
+		}
+		if t.Tolerant() && t.OneOf && v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
+			row = append(row, jen.Id("Kept").Op(":").True())
+		}
+		rows = append(rows, jen.Line().Values(row...))
+	}
+	rows = append(rows, jen.Line())
+	fields := []jen.Code{jen.Id("Name").Op(":").Lit(t.GoName)}
+	if t.OneOf {
+		fields = append(fields, jen.Id("OneOf").Op(":").True())
+		if t.Tolerant() && kept {
+			fields = append(fields, jen.Id("Tolerant").Op(":").True())
+		}
+	}
+	if t.Discriminator != "" {
+		fields = append(fields, jen.Id("Discriminator").Op(":").Lit(t.Discriminator))
+	}
+	if exclusive {
+		fields = append(fields, jen.Id("Exclusive").Op(":").True())
+	}
+	fields = append(fields, jen.Id("Variants").Op(":").Index().Add(rt("Variant")).Values(rows...))
+	return jen.Commentf("// %s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+		Var().Id(codecVar(t)).Op("=").Add(rt("Union")).Values(fields...)
+}
+
+// variantCheck is a Variant's Check for a variant of type vt: its
+// validate method, or for an unnamed type its checks written out; nil
+// when there is nothing to check.
+func (c *checker) variantCheck(vt *ir.Type) jen.Code {
+	if vt.Named {
+		return rt("Checker").Call(jen.Parens(jen.Op("*").Id(vt.GoName)).Dot("validate"))
+	}
+	body := c.checks(vt, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false)
+	if len(body) == 0 {
+		return nil
+	}
+	return jen.Func().Params(jen.Id("v").Any(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+		g.Id("x").Op(":=").Id("v").Assert(jen.Op("*").Add(typeRef(vt)))
+		addAll(g, body)
 	})
 }
 
@@ -1271,91 +1294,6 @@ func refuseOthers(vs []*ir.Variant) bool {
 		}
 	}
 	return true
-}
-
-// tryVariants decodes data with each variant in their try order, each
-// with its own violations: anyOf takes the first that accepts the value,
-// oneOf needs exactly one to.
-func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
-	vs = slices.Clone(vs)
-	slices.SortFunc(vs, func(a, b *ir.Variant) int { return a.Try - b.Try })
-	var labels []string
-	for _, v := range vs {
-		labels = append(labels, v.GoName)
-	}
-	ck := &checker{e: e, owner: t.GoName + "Try" + ident.Ident(vs[0].JSONKind)}
-	accepts := func(v *ir.Variant) jen.Code {
-		return jen.Func().Params().Op("*").Add(typeRef(v.Type)).BlockFunc(func(f *jen.Group) {
-			f.Id("vs").Op(":=").New(rt("Violations"))
-			f.Id("x").Op(":=").New(typeRef(v.Type))
-			f.Add(decodeFn(v.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
-			if body := ck.checks(v.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
-				f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
-			}
-			f.If(jen.Id("vs").Dot("Len").Call().Op(">").Lit(0)).Block(jen.Return(jen.Nil()))
-			f.Return(jen.Id("x"))
-		}).Call()
-	}
-	if !t.OneOf {
-		var st *jen.Statement
-		for i, v := range vs {
-			cond := jen.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x"))
-			if i == 0 {
-				st = cond
-			} else {
-				st = st.Else().Add(cond)
-			}
-		}
-		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", "))))
-		c.Add(st)
-		return
-	}
-	if t.Tolerant() && slices.ContainsFunc(vs, func(v *ir.Variant) bool { return v.Type.Kind == ir.Struct && v.Type.Closed }) {
-		e.tryTolerant(c, t, vs, labels, accepts)
-		return
-	}
-	c.Id("n").Op(":=").Lit(0)
-	for _, v := range vs {
-		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
-			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
-			jen.Id("n").Op("++"))
-	}
-	c.Switch().Block(
-		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
-		jen.Case(jen.Id("n").Op(">").Lit(1)).Block(
-			jen.Id("out").Op("=").Id(t.GoName).Values(),
-			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
-	)
-}
-
-// tryTolerant is the oneOf of tryVariants for an output with closed
-// object variants, which keep members they do not declare: a variant
-// accepts strictly when it keeps none. Exactly one strict match is the
-// oneOf as the schema says; with none (a newer server added a member),
-// the first variant that accepts the value loosely is taken.
-func (e *emitter) tryTolerant(c *jen.Group, t *ir.Type, vs []*ir.Variant, labels []string, accepts func(*ir.Variant) jen.Code) {
-	c.Var().Id("loose").Id(t.GoName)
-	c.List(jen.Id("n"), jen.Id("strict")).Op(":=").List(jen.Lit(0), jen.Lit(0))
-	for _, v := range vs {
-		var strict jen.Code = jen.True()
-		if v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
-			strict = jen.Len(jen.Id("x").Dot(names.ExtraField)).Op("==").Lit(0)
-		}
-		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
-			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("loose").Dot(variantField(v)).Op("=").Id("x")),
-			jen.Id("n").Op("++"),
-			jen.If(strict).Block(
-				jen.If(jen.Id("strict").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
-				jen.Id("strict").Op("++")))
-	}
-	c.Switch().Block(
-		jen.Case(jen.Id("strict").Op("==").Lit(1)),
-		jen.Case(jen.Id("strict").Op(">").Lit(1)).Block(
-			jen.Id("out").Op("=").Id(t.GoName).Values(),
-			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
-		jen.Case(jen.Id("n").Op(">").Lit(0)).Block(jen.Id("out").Op("=").Id("loose")),
-		jen.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
-	)
 }
 
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {
