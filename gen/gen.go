@@ -55,9 +55,16 @@ type Config struct {
 	// tool object>", e.g. "create_issue#/inputSchema/properties/user_id"
 	// (the field; types nested in it are named after it),
 	// "create_issue#/inputSchema/$defs/User" (a type), or
-	// ".../enum/2" (a constant). The x-go-name keyword in a schema does the
-	// same. Pins resolve name collisions.
+	// ".../enum/2" (a constant), ".../anyOf/1" (a variant: its
+	// constructor and methods, and the name of its inline type), or
+	// "*#<pointer>" for that pointer in every tool that has it (a tool's
+	// own key wins). The x-go-name keyword in a schema does the same, but
+	// shows in the schema a model is shown; a pin does not. Pins resolve
+	// name collisions and give shared shapes short names.
 	GoNames map[string]string
+	// GoNamePos says where each GoNames key is written (a config file's
+	// "file:line:col"), for the error when a key pins nothing.
+	GoNamePos map[string]string
 	// StripArgs maps a wire tool name to the argument that carries the
 	// caller's identity (config identity.argument): it is removed from the
 	// Input type and from the schema a model is shown, and the tool's
@@ -458,9 +465,14 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	}
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(cfg.GoNames)) {
-		if !used[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: goNames key %q matches no schema location (expected \"<tool>#/inputSchema/...\" or \"<tool>#/outputSchema/...\")", k))
+		if used[k] {
+			continue
 		}
+		where := "mcpgen"
+		if p := cfg.GoNamePos[k]; p != "" {
+			where = p
+		}
+		errs = append(errs, fmt.Errorf("%s: names key %q names nothing mcpgen generates: expected \"<tool>#/inputSchema/...\" or \"<tool>#/outputSchema/...\" (or \"*#...\") pointing at a schema that becomes a type, a property, an enum value or a union variant", where, k))
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Renames)) {
 		if !tools[k] {
