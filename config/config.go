@@ -75,8 +75,8 @@ type Server struct {
 	Names map[string]string
 	// NamesPos is where each Names key is written.
 	NamesPos map[string]Pos
-	Identity     *Identity // nil when not configured
-	Gate         *Gate     // nil when not configured
+	Identity *Identity // nil when not configured
+	Gate     *Gate     // nil when not configured
 	// Auth is the server's OAuth client configuration (nil: none).
 	Auth *Auth
 	// Resources configures the generated resource accessors.
