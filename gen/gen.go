@@ -138,10 +138,15 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	files = map[string][]byte{}
+	return render(cfg, p)
+}
+
+// render emits the planned inputs and gives up the plan as it goes.
+func render(cfg Config, p *planned) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	var errs []error
 	inputs := p.inputs
-	p = nil
+	p.inputs, p.roots = nil, nil
 	for k, s := range inputs {
 		seen := map[*ir.Type]bool{}
 		var types []*ir.Type
