@@ -393,26 +393,42 @@ func rt(name string) *jen.Statement {
 	return jen.Qual(RuntimePath, name)
 }
 
-// comment renders text as // lines. Every line is passed with its "//"
-// so jennifer never switches to a /* */ block, which "*/" would break.
-func comment(lines ...string) []jen.Code {
+// comment renders text as a doc comment of a top-level declaration (see
+// docText): each string is one or more lines, "" a blank one. A leading
+// blank line is kept, so that pieces can be appended to a comment. Every
+// line is passed with its "//" so jennifer never switches to a /* */ block,
+// which "*/" would break.
+func comment(lines ...string) []jen.Code { return commentWidth(docWidth, lines...) }
+
+// fieldComment is comment for a struct field or a constant in a block.
+// docf is comment for one formatted paragraph, as one statement: its lines
+// joined by line breaks, for a declaration to follow (after a Line).
+func docf(format string, args ...any) *jen.Statement {
+	st := &jen.Statement{}
+	for i, c := range comment(fmt.Sprintf(format, args...)) {
+		if i > 0 {
+			st.Line()
+		}
+		st.Add(c)
+	}
+	return st
+}
+
+func fieldComment(lines ...string) []jen.Code { return commentWidth(fieldDocWidth, lines...) }
+
+func commentWidth(width int, lines ...string) []jen.Code {
 	var out []jen.Code
-	for _, l := range lines {
-		for _, s := range strings.Split(l, "\n") {
-			s = strings.TrimRightFunc(strings.Map(func(r rune) rune {
-				if r == '\t' {
-					return ' '
-				}
-				if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-					return -1
-				}
-				return r
-			}, s), unicode.IsSpace)
-			if s == "" {
-				out = append(out, jen.Comment("//"))
-			} else {
-				out = append(out, jen.Comment("// "+s))
-			}
+	if len(lines) > 0 && lines[0] == "" {
+		out = append(out, jen.Comment("//"))
+	}
+	for _, l := range docText(strings.Join(lines, "\n"), width) {
+		switch {
+		case l == "":
+			out = append(out, jen.Comment("//"))
+		case l[0] == '\t':
+			out = append(out, jen.Comment("//"+l))
+		default:
+			out = append(out, jen.Comment("// "+l))
 		}
 	}
 	return out
@@ -447,7 +463,11 @@ func where(t *ir.Type) string {
 	return fmt.Sprintf("%s of the %q tool's %s schema", p, t.Loc.Schema.Tool, strings.ToLower(t.Loc.Schema.Role))
 }
 
-func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
+func (e *emitter) typeDoc(t *ir.Type) []jen.Code { return comment(e.typeDocLines(t)...) }
+
+// typeDocLines is the text of t's doc comment, which a declaration may
+// add to.
+func (e *emitter) typeDocLines(t *ir.Type) []string {
 	var lines []string
 	if t.Root != nil && t.Root.Schema.Resource {
 		lines = append(lines, fmt.Sprintf("%s is the content of the resource %s, as the config binds it.", t.GoName, t.Root.Schema.Tool))
@@ -457,10 +477,7 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 		lines = append(lines, fmt.Sprintf("%s is the schema at %s.", t.GoName, where(t)))
 	}
 	if t.Root != nil && t.Root.Schema.Role == "Input" && t.Root.Schema.ToolDoc != "" {
-		lines = append(lines, "", "The tool's description:", "")
-		for _, l := range strings.Split(t.Root.Schema.ToolDoc, "\n") {
-			lines = append(lines, "  "+l)
-		}
+		lines = append(lines, "", "The tool's description:", "", t.Root.Schema.ToolDoc)
 	}
 	if d := docLines(t); len(d) > 0 {
 		lines = append(lines, "")
@@ -477,7 +494,7 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 		lines = append(lines, "", "No value satisfies this schema: "+why+", so Validate always fails"+
 			map[bool]string{true: " and the tool cannot be called.", false: "."}[t.Root != nil && t.Root.Schema.Role == "Input"])
 	}
-	return comment(lines...)
+	return lines
 }
 
 // unsatisfiable says why no value of t can be valid, when t is a Never
@@ -725,17 +742,17 @@ func (e *emitter) aliasDecl(t *ir.Type) []jen.Code {
 			}
 		}
 		if len(defs) > 0 {
-			out = append(out, jen.Line(), jen.Commentf("// Values of %s.", t.GoName), jen.Const().Defs(defs...))
+			out = append(out, jen.Line(), docf("Values of %s.", t.GoName), jen.Const().Defs(defs...))
 		}
 	case ir.Union:
 		for i, v := range t.Variants {
 			ctor, shared := t.GoName+"Of"+v.GoName, c.GoName+"Of"+c.Variants[i].GoName
 			if v.Type.Kind == ir.Null {
-				out = append(out, jen.Line(), jen.Commentf("// %s returns the null value.", ctor).Line().
+				out = append(out, jen.Line(), docf("%s returns the null value.", ctor).Line().
 					Func().Id(ctor).Params().Id(t.GoName).Block(jen.Return(jen.Id(shared).Call())))
 				continue
 			}
-			out = append(out, jen.Line(), jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+			out = append(out, jen.Line(), docf("%s returns the value whose %s variant is v.", ctor, v.GoName).Line().
 				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(jen.Return(jen.Id(shared).Call(jen.Id("v")))))
 		}
 	}
@@ -804,26 +821,25 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			fixed = append(fixed, fmt.Sprintf("%q is always %s.", f.JSONName, f.FixedJSON))
 		}
 	}
-	doc := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	if len(fixed) > 0 {
-		doc = append(doc, comment("")...)
-		doc = append(doc, comment("Fixed members, sent by MarshalJSON and checked when decoding:")...)
+		lines = append(lines, "", "Fixed members, sent by MarshalJSON and checked when decoding:", "")
 		for _, l := range fixed {
-			doc = append(doc, comment("  - "+l)...)
+			lines = append(lines, "  - "+l)
 		}
 	}
 	switch {
 	case t.Closed && t.Extra != nil:
-		doc = append(doc, comment("", "The schema closes this object, but a newer release of the server may",
-			"send more: decoding keeps members the schema does not declare in",
-			names.ExtraField+" and reports each name once through",
-			"mcpruntime.SetUnknownHook, never as an error.")...)
+		lines = append(lines, "", "The schema closes this object, but a newer release of the server may "+
+			"send more: decoding keeps members the schema does not declare in "+
+			names.ExtraField+" and reports each name once through "+
+			"mcpruntime.SetUnknownHook, never as an error.")
 	case t.Closed:
-		doc = append(doc, comment("", "Decoding rejects members the schema does not declare.")...)
+		lines = append(lines, "", "Decoding rejects members the schema does not declare.")
 	case t.Extra == nil:
-		doc = append(doc, comment("", "Decoding ignores members the schema does not declare (config",
-			"inputExtras keeps them).")...)
+		lines = append(lines, "", "Decoding ignores members the schema does not declare (config inputExtras keeps them).")
 	}
+	doc := comment(lines...)
 	decl := jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for i, f := range t.Fields {
 			if f.Fixed != "" {
@@ -832,7 +848,7 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if i > 0 {
 				g.Line()
 			}
-			for _, c := range comment(fieldDoc(f)...) {
+			for _, c := range fieldComment(fieldDoc(f)...) {
 				g.Add(c)
 			}
 			st := g.Id(f.GoName).Add(fieldType(f))
@@ -851,11 +867,11 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if len(t.Fields) > 0 {
 				g.Line()
 			}
-			lines := []string{names.ExtraField + " keeps the members the schema does not declare,", "so that nothing is lost in a round trip."}
+			line := names.ExtraField + " keeps the members the schema does not declare, so that nothing is lost in a round trip."
 			if t.Closed {
-				lines = []string{names.ExtraField + " keeps the members the schema does not declare", "(sent by a newer release of the server), so that nothing is lost in a", "round trip."}
+				line = names.ExtraField + " keeps the members the schema does not declare (sent by a newer release of the server), so that nothing is lost in a round trip."
 			}
-			for _, c := range comment(lines...) {
+			for _, c := range fieldComment(line) {
 				g.Add(c)
 			}
 			g.Id(names.ExtraField).Map(jen.String()).Add(elemRef(t.Extra, t.ExtraNullable)).Tag(map[string]string{"json": "-"})
@@ -880,7 +896,7 @@ func known(t *ir.Type) []jen.Code {
 func codecVar(t *ir.Type) string { return "codec" + t.GoName }
 
 func (e *emitter) structMarshal(t *ir.Type) jen.Code {
-	return jen.Commentf("// MarshalJSON encodes the members in schema order, then %s.", map[bool]string{true: "the undeclared ones by name", false: "nothing else"}[t.Extra != nil]).Line().
+	return docf("MarshalJSON encodes the members in schema order, then %s.", map[bool]string{true: "the undeclared ones by name", false: "nothing else"}[t.Extra != nil]).Line().
 		Func().Params(jen.Id("v").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Id(codecVar(t)).Dot("Encode").Call(jen.Op("&").Id("v"))))
 }
@@ -958,7 +974,7 @@ func (e *emitter) structCodec(t *ir.Type) jen.Code {
 		rows = append(rows, jen.Line())
 	}
 	fields = append(fields, jen.Id("Rows").Op(":").Index().Add(rt("Row")).Values(rows...))
-	return jen.Commentf("// %s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+	return docf("%s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
 		Var().Id(codecVar(t)).Op("=").Add(rt("Struct")).Values(fields...)
 }
 
@@ -1003,15 +1019,13 @@ func escape(s string) string { return manifest.EscapePointer(s) }
 func (e *emitter) enumDecl(t *ir.Type) []jen.Code {
 	out := e.typeDoc(t)
 	out = append(out, jen.Type().Id(t.GoName).Add(underlying(t)), jen.Line())
-	out = append(out, jen.Commentf("// Values of %s.", t.GoName))
+	out = append(out, docf("Values of %s.", t.GoName))
 	var cases []jen.Code
 	var lits []string
 	out = append(out, jen.Const().DefsFunc(func(g *jen.Group) {
 		for _, v := range t.Values {
-			for _, c := range comment(v.Doc) {
-				if v.Doc != "" {
-					g.Add(c)
-				}
+			for _, c := range fieldComment(v.Doc) {
+				g.Add(c)
 			}
 			g.Id(v.GoName).Id(t.GoName).Op("=").Add(enumLit(t, v))
 			cases = append(cases, jen.Id(v.GoName))
@@ -1055,10 +1069,11 @@ func enumLit(t *ir.Type, v *ir.EnumValue) jen.Code {
 // definedDecl declares a named array, map, scalar or raw type (roots and
 // recursive definitions).
 func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
-	out := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	if t.Kind == ir.Raw && t.RawReason != "" {
-		out = append(out, comment("", "Raw JSON: "+t.RawReason+".")...)
+		lines = append(lines, "", "Raw JSON: "+t.RawReason+".")
 	}
+	out := comment(lines...)
 	out = append(out, jen.Type().Id(t.GoName).Add(underlying(t)))
 	switch t.Kind {
 	case ir.Raw:
@@ -1098,7 +1113,7 @@ func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
 func variantField(v *ir.Variant) string { return "v" + v.GoName }
 
 func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
-	out := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	var kinds []string
 	for _, v := range t.Variants {
 		kinds = append(kinds, v.GoName)
@@ -1131,7 +1146,8 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}
-	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))...)
+	lines = append(lines, "", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))
+	out := comment(lines...)
 	out = append(out, jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for _, v := range t.Variants {
 			if v.Type.Kind == ir.Null {
@@ -1150,11 +1166,11 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 	for _, v := range t.Variants {
 		ctor := t.GoName + "Of" + v.GoName
 		if v.Type.Kind == ir.Null {
-			out = append(out, jen.Line(), jen.Commentf("// %s returns the null value.", ctor).Line().
+			out = append(out, jen.Line(), docf("%s returns the null value.", ctor).Line().
 				Func().Id(ctor).Params().Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 			continue
 		}
-		out = append(out, jen.Line(), jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+		out = append(out, jen.Line(), docf("%s returns the value whose %s variant is v.", ctor, v.GoName).Line().
 			Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 	}
 	for _, v := range t.Variants {
@@ -1169,10 +1185,10 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			continue
 		}
 		out = append(out, jen.Line(),
-			jen.Commentf("// As%s returns the %s variant and whether it is the one set.", v.GoName, v.GoName).Line().
+			docf("As%s returns the %s variant and whether it is the one set.", v.GoName, v.GoName).Line().
 				Func().Params(jen.Id("u").Id(t.GoName)).Id("As"+v.GoName).Params().Params(typeRef(v.Type), jen.Bool()).Add(oneLine(jen.Return(rt("As").Call(f)))),
 			jen.Line(),
-			jen.Commentf("// Set%s makes v the value, replacing any other variant.", v.GoName).Line().
+			docf("Set%s makes v the value, replacing any other variant.", v.GoName).Line().
 				Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("Set"+v.GoName).Params(jen.Id("v").Add(typeRef(v.Type))).Add(oneLine(jen.Op("*").Id("u").Op("=").Add(set(v)))),
 		)
 	}
@@ -1257,7 +1273,7 @@ func (e *emitter) unionCodec(t *ir.Type) jen.Code {
 		fields = append(fields, jen.Id("Exclusive").Op(":").True())
 	}
 	fields = append(fields, jen.Id("Variants").Op(":").Index().Add(rt("Variant")).Values(rows...))
-	return jen.Commentf("// %s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+	return docf("%s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
 		Var().Id(codecVar(t)).Op("=").Add(rt("Union")).Values(fields...)
 }
 
@@ -1481,8 +1497,7 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 	subj := subject(r)
 	return []jen.Code{
 		jen.Line(),
-		jen.Commentf("// Validate reports every violation of the %s schema's constraints as a", subj).Line().
-			Comment("// *mcpruntime.ValidationError, or returns nil.").Line().
+		docf("Validate reports every violation of the %s schema's constraints as a *mcpruntime.ValidationError, or returns nil.", subj).Line().
 			Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("Validate").Params().Error().Block(
 			jen.Var().Id("vs").Add(rt("Violations")),
 			jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs")),
@@ -1496,10 +1511,7 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 // struct, union, array or map) leaves the work to mcpimpl.DecodeAndValidate,
 // which is compiled once rather than instantiated for every root.
 func decodeRoot(t *ir.Type, subj string) jen.Code {
-	doc := jen.Commentf("// Decode%s decodes the %s strictly and validates it.", t.GoName, subj).Line().
-		Comment("// Wrong JSON types, missing required members and members a closed object").Line().
-		Comment("// does not declare are violations, as is anything Validate reports; the").Line().
-		Comment("// error is a *mcpruntime.ValidationError listing every one found.").Line()
+	doc := docf("Decode%s decodes the %s strictly and validates it. Wrong JSON types, missing required members and members a closed object does not declare are violations, as is anything Validate reports; the error is a *mcpruntime.ValidationError listing every one found.", t.GoName, subj).Line()
 	if t.Named && (t.Kind == ir.Struct || t.Kind == ir.Union || t.Kind == ir.Array || t.Kind == ir.Map) {
 		nullAware := false
 		if t.Kind == ir.Union {
