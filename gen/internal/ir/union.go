@@ -690,13 +690,15 @@ func overlap(a, b []string) bool {
 // (its own const, for a const variant); the definition name of a $ref
 // variant; the required member unique to it (disc and unique come from
 // telling the variants apart), its only required member, or its first
-// required member no other variant mentions; its format; its JSON type; then its JSON type
-// and its place among the variants of that type (String1, String2), and
-// Variant<index> only when even that is taken. The names depend on the
+// required member no other variant mentions; its format; its JSON type;
+// for variants of one JSON type still unnamed, a property no other variant
+// mentions, then the JSON type again (for the one left); then its JSON
+// type and its place among the variants of that type (String1, String2),
+// and Variant<index> only when even that is taken. The names depend on the
 // union's own schema only.
 func (b *builder) variantNames(d *doc, infos []*variantInfo, disc map[int]string, discMember string, unique map[int]string) []string {
 	n := len(infos)
-	const steps = 7
+	const steps = 9
 	cands := make([][steps]string, n)
 	for i, vi := range infos {
 		c := &cands[i]
@@ -735,6 +737,10 @@ func (b *builder) variantNames(d *doc, infos []*variantInfo, disc map[int]string
 			c[5] = ident.Ident(vi.resolved.getStr("format"))
 		}
 		c[6] = kindSegment(vi.kind)
+		// Variants of one JSON type still unnamed: a property no other
+		// variant mentions names one, and the JSON type the one left.
+		c[7] = ident.Ident(ownProperty(infos, i))
+		c[8] = c[6]
 	}
 	names := make([]string, n)
 	used := map[string]bool{}
