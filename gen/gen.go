@@ -481,12 +481,12 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Renames)) {
 		if !tools[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: renames key %q names no tool", k))
+			errs = append(errs, fmt.Errorf("mcpgen: tools.rename key %q names no tool", k))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Overrides)) {
 		if !tools[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: overrides key %q names no tool", k))
+			errs = append(errs, fmt.Errorf("mcpgen: tools.override key %q names no tool", k))
 		}
 	}
 	if cfg.Gate != nil {
@@ -497,7 +497,7 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 		}
 		for _, k := range slices.Sorted(maps.Keys(cfg.Gate.Tools)) {
 			if !tools[k] {
-				errs = append(errs, fmt.Errorf("mcpgen: gate tools key %q names no tool", k))
+				errs = append(errs, fmt.Errorf("mcpgen: gate.tools key %q names no tool", k))
 			}
 		}
 	}

@@ -277,7 +277,7 @@ func unusedBindings(cfg Config, used map[string]bool) []error {
 // CheckTools or Toolset are reported elsewhere, once.
 func clientMethodCollisions(srcs []*srcInput) []names.Problem {
 	var probs []names.Problem
-	const hint = "rename the tool (config renames) or pin another Go name for the resource (config resources.bind[<uri>].goName)"
+	const hint = "rename the tool (config tools.rename) or pin another Go name for the resource (config resources.bind[<uri>].goName)"
 	for _, s := range srcs {
 		type owner struct {
 			what  string
