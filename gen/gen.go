@@ -449,13 +449,10 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 			member = "/outputSchema"
 		}
 		for ptr := range s.PinsUsed {
-			// The tool's own key, or the "*#" one it came from.
-			for _, t := range []string{s.Tool, "*"} {
-				if k := t + "#" + member + ptr; cfg.GoNames[k] == s.Pins[ptr] {
-					used[k] = true
-					break
-				}
-			}
+			// The tool's own key, and the "*#" one, which names the place
+			// in every tool that has it (some may name it themselves).
+			used[s.Tool+"#"+member+ptr] = true
+			used["*#"+member+ptr] = true
 		}
 		if s.Role == "Input" {
 			var top struct {
