@@ -60,8 +60,9 @@ type Server struct {
 	// InputExtras gives every open input object of the generated code an
 	// AdditionalProperties field (key inputExtras; default false).
 	InputExtras bool
-	// KeepShapesApart keeps structurally identical inline objects separate
-	// types (key keepShapesApart; default false: they are shared).
+	// KeepShapesApart gives structurally identical types a declaration
+	// each (key keepShapesApart; default false: one type, the other names
+	// aliases of it).
 	KeepShapesApart bool
 	// CheckFormats makes generated Validate methods check the formats
 	// date, date-time, email, uri and uuid (key checkFormats).

@@ -87,8 +87,10 @@ type Config struct {
 	// variants; other undeclared members are ignored when decoding.
 	InputExtras bool
 	// KeepShapesApart turns off sharing (config keepShapesApart):
-	// otherwise structurally identical inline objects of one input become
-	// one named type (see ir.Share).
+	// otherwise structurally identical types of one input are one Go type,
+	// declared under the name of its first place and aliased under the
+	// others' (see ir.Share). Places pinned to one name are one type
+	// either way.
 	KeepShapesApart bool
 	// CheckFormats makes Validate check the formats date, date-time,
 	// email, uri and uuid by their RFCs' grammars (config checkFormats,
