@@ -6657,12 +6657,12 @@ type ActionsGetInputMethod string
 
 // Values of ActionsGetInputMethod.
 const (
-	ActionsGetInputMethodGetWorkflow ActionsGetInputMethod = "get_workflow"
-	ActionsGetInputMethodGetWorkflowRun ActionsGetInputMethod = "get_workflow_run"
-	ActionsGetInputMethodGetWorkflowJob ActionsGetInputMethod = "get_workflow_job"
+	ActionsGetInputMethodGetWorkflow                 ActionsGetInputMethod = "get_workflow"
+	ActionsGetInputMethodGetWorkflowRun              ActionsGetInputMethod = "get_workflow_run"
+	ActionsGetInputMethodGetWorkflowJob              ActionsGetInputMethod = "get_workflow_job"
 	ActionsGetInputMethodDownloadWorkflowRunArtifact ActionsGetInputMethod = "download_workflow_run_artifact"
-	ActionsGetInputMethodGetWorkflowRunUsage ActionsGetInputMethod = "get_workflow_run_usage"
-	ActionsGetInputMethodGetWorkflowRunLogsURL ActionsGetInputMethod = "get_workflow_run_logs_url"
+	ActionsGetInputMethodGetWorkflowRunUsage         ActionsGetInputMethod = "get_workflow_run_usage"
+	ActionsGetInputMethodGetWorkflowRunLogsURL       ActionsGetInputMethod = "get_workflow_run_logs_url"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -6798,9 +6798,9 @@ type ActionsListInputMethod string
 
 // Values of ActionsListInputMethod.
 const (
-	ActionsListInputMethodListWorkflows ActionsListInputMethod = "list_workflows"
-	ActionsListInputMethodListWorkflowRuns ActionsListInputMethod = "list_workflow_runs"
-	ActionsListInputMethodListWorkflowJobs ActionsListInputMethod = "list_workflow_jobs"
+	ActionsListInputMethodListWorkflows            ActionsListInputMethod = "list_workflows"
+	ActionsListInputMethodListWorkflowRuns         ActionsListInputMethod = "list_workflow_runs"
+	ActionsListInputMethodListWorkflowJobs         ActionsListInputMethod = "list_workflow_jobs"
 	ActionsListInputMethodListWorkflowRunArtifacts ActionsListInputMethod = "list_workflow_run_artifacts"
 )
 
@@ -6864,7 +6864,7 @@ type ActionsListInputWorkflowJobsFilterValue string
 // Values of ActionsListInputWorkflowJobsFilterValue.
 const (
 	ActionsListInputWorkflowJobsFilterValueLatest ActionsListInputWorkflowJobsFilterValue = "latest"
-	ActionsListInputWorkflowJobsFilterValueAll ActionsListInputWorkflowJobsFilterValue = "all"
+	ActionsListInputWorkflowJobsFilterValueAll    ActionsListInputWorkflowJobsFilterValue = "all"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -6942,38 +6942,38 @@ type ActionsListInputWorkflowRunsFilterEvent string
 
 // Values of ActionsListInputWorkflowRunsFilterEvent.
 const (
-	ActionsListInputWorkflowRunsFilterEventBranchProtectionRule ActionsListInputWorkflowRunsFilterEvent = "branch_protection_rule"
-	ActionsListInputWorkflowRunsFilterEventCheckRun ActionsListInputWorkflowRunsFilterEvent = "check_run"
-	ActionsListInputWorkflowRunsFilterEventCheckSuite ActionsListInputWorkflowRunsFilterEvent = "check_suite"
-	ActionsListInputWorkflowRunsFilterEventCreate ActionsListInputWorkflowRunsFilterEvent = "create"
-	ActionsListInputWorkflowRunsFilterEventDelete ActionsListInputWorkflowRunsFilterEvent = "delete"
-	ActionsListInputWorkflowRunsFilterEventDeployment ActionsListInputWorkflowRunsFilterEvent = "deployment"
-	ActionsListInputWorkflowRunsFilterEventDeploymentStatus ActionsListInputWorkflowRunsFilterEvent = "deployment_status"
-	ActionsListInputWorkflowRunsFilterEventDiscussion ActionsListInputWorkflowRunsFilterEvent = "discussion"
-	ActionsListInputWorkflowRunsFilterEventDiscussionComment ActionsListInputWorkflowRunsFilterEvent = "discussion_comment"
-	ActionsListInputWorkflowRunsFilterEventFork ActionsListInputWorkflowRunsFilterEvent = "fork"
-	ActionsListInputWorkflowRunsFilterEventGollum ActionsListInputWorkflowRunsFilterEvent = "gollum"
-	ActionsListInputWorkflowRunsFilterEventIssueComment ActionsListInputWorkflowRunsFilterEvent = "issue_comment"
-	ActionsListInputWorkflowRunsFilterEventIssues ActionsListInputWorkflowRunsFilterEvent = "issues"
-	ActionsListInputWorkflowRunsFilterEventLabel ActionsListInputWorkflowRunsFilterEvent = "label"
-	ActionsListInputWorkflowRunsFilterEventMergeGroup ActionsListInputWorkflowRunsFilterEvent = "merge_group"
-	ActionsListInputWorkflowRunsFilterEventMilestone ActionsListInputWorkflowRunsFilterEvent = "milestone"
-	ActionsListInputWorkflowRunsFilterEventPageBuild ActionsListInputWorkflowRunsFilterEvent = "page_build"
-	ActionsListInputWorkflowRunsFilterEventPublic ActionsListInputWorkflowRunsFilterEvent = "public"
-	ActionsListInputWorkflowRunsFilterEventPullRequest ActionsListInputWorkflowRunsFilterEvent = "pull_request"
-	ActionsListInputWorkflowRunsFilterEventPullRequestReview ActionsListInputWorkflowRunsFilterEvent = "pull_request_review"
+	ActionsListInputWorkflowRunsFilterEventBranchProtectionRule     ActionsListInputWorkflowRunsFilterEvent = "branch_protection_rule"
+	ActionsListInputWorkflowRunsFilterEventCheckRun                 ActionsListInputWorkflowRunsFilterEvent = "check_run"
+	ActionsListInputWorkflowRunsFilterEventCheckSuite               ActionsListInputWorkflowRunsFilterEvent = "check_suite"
+	ActionsListInputWorkflowRunsFilterEventCreate                   ActionsListInputWorkflowRunsFilterEvent = "create"
+	ActionsListInputWorkflowRunsFilterEventDelete                   ActionsListInputWorkflowRunsFilterEvent = "delete"
+	ActionsListInputWorkflowRunsFilterEventDeployment               ActionsListInputWorkflowRunsFilterEvent = "deployment"
+	ActionsListInputWorkflowRunsFilterEventDeploymentStatus         ActionsListInputWorkflowRunsFilterEvent = "deployment_status"
+	ActionsListInputWorkflowRunsFilterEventDiscussion               ActionsListInputWorkflowRunsFilterEvent = "discussion"
+	ActionsListInputWorkflowRunsFilterEventDiscussionComment        ActionsListInputWorkflowRunsFilterEvent = "discussion_comment"
+	ActionsListInputWorkflowRunsFilterEventFork                     ActionsListInputWorkflowRunsFilterEvent = "fork"
+	ActionsListInputWorkflowRunsFilterEventGollum                   ActionsListInputWorkflowRunsFilterEvent = "gollum"
+	ActionsListInputWorkflowRunsFilterEventIssueComment             ActionsListInputWorkflowRunsFilterEvent = "issue_comment"
+	ActionsListInputWorkflowRunsFilterEventIssues                   ActionsListInputWorkflowRunsFilterEvent = "issues"
+	ActionsListInputWorkflowRunsFilterEventLabel                    ActionsListInputWorkflowRunsFilterEvent = "label"
+	ActionsListInputWorkflowRunsFilterEventMergeGroup               ActionsListInputWorkflowRunsFilterEvent = "merge_group"
+	ActionsListInputWorkflowRunsFilterEventMilestone                ActionsListInputWorkflowRunsFilterEvent = "milestone"
+	ActionsListInputWorkflowRunsFilterEventPageBuild                ActionsListInputWorkflowRunsFilterEvent = "page_build"
+	ActionsListInputWorkflowRunsFilterEventPublic                   ActionsListInputWorkflowRunsFilterEvent = "public"
+	ActionsListInputWorkflowRunsFilterEventPullRequest              ActionsListInputWorkflowRunsFilterEvent = "pull_request"
+	ActionsListInputWorkflowRunsFilterEventPullRequestReview        ActionsListInputWorkflowRunsFilterEvent = "pull_request_review"
 	ActionsListInputWorkflowRunsFilterEventPullRequestReviewComment ActionsListInputWorkflowRunsFilterEvent = "pull_request_review_comment"
-	ActionsListInputWorkflowRunsFilterEventPullRequestTarget ActionsListInputWorkflowRunsFilterEvent = "pull_request_target"
-	ActionsListInputWorkflowRunsFilterEventPush ActionsListInputWorkflowRunsFilterEvent = "push"
-	ActionsListInputWorkflowRunsFilterEventRegistryPackage ActionsListInputWorkflowRunsFilterEvent = "registry_package"
-	ActionsListInputWorkflowRunsFilterEventRelease ActionsListInputWorkflowRunsFilterEvent = "release"
-	ActionsListInputWorkflowRunsFilterEventRepositoryDispatch ActionsListInputWorkflowRunsFilterEvent = "repository_dispatch"
-	ActionsListInputWorkflowRunsFilterEventSchedule ActionsListInputWorkflowRunsFilterEvent = "schedule"
-	ActionsListInputWorkflowRunsFilterEventStatus ActionsListInputWorkflowRunsFilterEvent = "status"
-	ActionsListInputWorkflowRunsFilterEventWatch ActionsListInputWorkflowRunsFilterEvent = "watch"
-	ActionsListInputWorkflowRunsFilterEventWorkflowCall ActionsListInputWorkflowRunsFilterEvent = "workflow_call"
-	ActionsListInputWorkflowRunsFilterEventWorkflowDispatch ActionsListInputWorkflowRunsFilterEvent = "workflow_dispatch"
-	ActionsListInputWorkflowRunsFilterEventWorkflowRun ActionsListInputWorkflowRunsFilterEvent = "workflow_run"
+	ActionsListInputWorkflowRunsFilterEventPullRequestTarget        ActionsListInputWorkflowRunsFilterEvent = "pull_request_target"
+	ActionsListInputWorkflowRunsFilterEventPush                     ActionsListInputWorkflowRunsFilterEvent = "push"
+	ActionsListInputWorkflowRunsFilterEventRegistryPackage          ActionsListInputWorkflowRunsFilterEvent = "registry_package"
+	ActionsListInputWorkflowRunsFilterEventRelease                  ActionsListInputWorkflowRunsFilterEvent = "release"
+	ActionsListInputWorkflowRunsFilterEventRepositoryDispatch       ActionsListInputWorkflowRunsFilterEvent = "repository_dispatch"
+	ActionsListInputWorkflowRunsFilterEventSchedule                 ActionsListInputWorkflowRunsFilterEvent = "schedule"
+	ActionsListInputWorkflowRunsFilterEventStatus                   ActionsListInputWorkflowRunsFilterEvent = "status"
+	ActionsListInputWorkflowRunsFilterEventWatch                    ActionsListInputWorkflowRunsFilterEvent = "watch"
+	ActionsListInputWorkflowRunsFilterEventWorkflowCall             ActionsListInputWorkflowRunsFilterEvent = "workflow_call"
+	ActionsListInputWorkflowRunsFilterEventWorkflowDispatch         ActionsListInputWorkflowRunsFilterEvent = "workflow_dispatch"
+	ActionsListInputWorkflowRunsFilterEventWorkflowRun              ActionsListInputWorkflowRunsFilterEvent = "workflow_run"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -7000,11 +7000,11 @@ type ActionsListInputWorkflowRunsFilterStatus string
 
 // Values of ActionsListInputWorkflowRunsFilterStatus.
 const (
-	ActionsListInputWorkflowRunsFilterStatusQueued ActionsListInputWorkflowRunsFilterStatus = "queued"
+	ActionsListInputWorkflowRunsFilterStatusQueued     ActionsListInputWorkflowRunsFilterStatus = "queued"
 	ActionsListInputWorkflowRunsFilterStatusInProgress ActionsListInputWorkflowRunsFilterStatus = "in_progress"
-	ActionsListInputWorkflowRunsFilterStatusCompleted ActionsListInputWorkflowRunsFilterStatus = "completed"
-	ActionsListInputWorkflowRunsFilterStatusRequested ActionsListInputWorkflowRunsFilterStatus = "requested"
-	ActionsListInputWorkflowRunsFilterStatusWaiting ActionsListInputWorkflowRunsFilterStatus = "waiting"
+	ActionsListInputWorkflowRunsFilterStatusCompleted  ActionsListInputWorkflowRunsFilterStatus = "completed"
+	ActionsListInputWorkflowRunsFilterStatusRequested  ActionsListInputWorkflowRunsFilterStatus = "requested"
+	ActionsListInputWorkflowRunsFilterStatusWaiting    ActionsListInputWorkflowRunsFilterStatus = "waiting"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -7111,10 +7111,10 @@ type ActionsRunTriggerInputMethod string
 
 // Values of ActionsRunTriggerInputMethod.
 const (
-	ActionsRunTriggerInputMethodRunWorkflow ActionsRunTriggerInputMethod = "run_workflow"
-	ActionsRunTriggerInputMethodRerunWorkflowRun ActionsRunTriggerInputMethod = "rerun_workflow_run"
-	ActionsRunTriggerInputMethodRerunFailedJobs ActionsRunTriggerInputMethod = "rerun_failed_jobs"
-	ActionsRunTriggerInputMethodCancelWorkflowRun ActionsRunTriggerInputMethod = "cancel_workflow_run"
+	ActionsRunTriggerInputMethodRunWorkflow           ActionsRunTriggerInputMethod = "run_workflow"
+	ActionsRunTriggerInputMethodRerunWorkflowRun      ActionsRunTriggerInputMethod = "rerun_workflow_run"
+	ActionsRunTriggerInputMethodRerunFailedJobs       ActionsRunTriggerInputMethod = "rerun_failed_jobs"
+	ActionsRunTriggerInputMethodCancelWorkflowRun     ActionsRunTriggerInputMethod = "cancel_workflow_run"
 	ActionsRunTriggerInputMethodDeleteWorkflowRunLogs ActionsRunTriggerInputMethod = "delete_workflow_run_logs"
 )
 
@@ -7244,7 +7244,7 @@ type AddCommentToPendingReviewInputSide string
 
 // Values of AddCommentToPendingReviewInputSide.
 const (
-	AddCommentToPendingReviewInputSideLeft AddCommentToPendingReviewInputSide = "LEFT"
+	AddCommentToPendingReviewInputSideLeft  AddCommentToPendingReviewInputSide = "LEFT"
 	AddCommentToPendingReviewInputSideRight AddCommentToPendingReviewInputSide = "RIGHT"
 )
 
@@ -7401,14 +7401,14 @@ type AddIssueCommentInputReaction string
 
 // Values of AddIssueCommentInputReaction.
 const (
-	AddIssueCommentInputReactionPlus1 AddIssueCommentInputReaction = "+1"
-	AddIssueCommentInputReactionMinus1 AddIssueCommentInputReaction = "-1"
-	AddIssueCommentInputReactionLaugh AddIssueCommentInputReaction = "laugh"
+	AddIssueCommentInputReactionPlus1    AddIssueCommentInputReaction = "+1"
+	AddIssueCommentInputReactionMinus1   AddIssueCommentInputReaction = "-1"
+	AddIssueCommentInputReactionLaugh    AddIssueCommentInputReaction = "laugh"
 	AddIssueCommentInputReactionConfused AddIssueCommentInputReaction = "confused"
-	AddIssueCommentInputReactionHeart AddIssueCommentInputReaction = "heart"
-	AddIssueCommentInputReactionHooray AddIssueCommentInputReaction = "hooray"
-	AddIssueCommentInputReactionRocket AddIssueCommentInputReaction = "rocket"
-	AddIssueCommentInputReactionEyes AddIssueCommentInputReaction = "eyes"
+	AddIssueCommentInputReactionHeart    AddIssueCommentInputReaction = "heart"
+	AddIssueCommentInputReactionHooray   AddIssueCommentInputReaction = "hooray"
+	AddIssueCommentInputReactionRocket   AddIssueCommentInputReaction = "rocket"
+	AddIssueCommentInputReactionEyes     AddIssueCommentInputReaction = "eyes"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -8178,9 +8178,9 @@ type AssignCopilotToIssueWithIntentInputConfidence string
 
 // Values of AssignCopilotToIssueWithIntentInputConfidence.
 const (
-	AssignCopilotToIssueWithIntentInputConfidenceLow AssignCopilotToIssueWithIntentInputConfidence = "LOW"
+	AssignCopilotToIssueWithIntentInputConfidenceLow    AssignCopilotToIssueWithIntentInputConfidence = "LOW"
 	AssignCopilotToIssueWithIntentInputConfidenceMedium AssignCopilotToIssueWithIntentInputConfidence = "MEDIUM"
-	AssignCopilotToIssueWithIntentInputConfidenceHigh AssignCopilotToIssueWithIntentInputConfidence = "HIGH"
+	AssignCopilotToIssueWithIntentInputConfidenceHigh   AssignCopilotToIssueWithIntentInputConfidence = "HIGH"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -8641,9 +8641,9 @@ type CreatePullRequestReviewInputEvent string
 
 // Values of CreatePullRequestReviewInputEvent.
 const (
-	CreatePullRequestReviewInputEventApprove CreatePullRequestReviewInputEvent = "APPROVE"
+	CreatePullRequestReviewInputEventApprove        CreatePullRequestReviewInputEvent = "APPROVE"
 	CreatePullRequestReviewInputEventRequestChanges CreatePullRequestReviewInputEvent = "REQUEST_CHANGES"
-	CreatePullRequestReviewInputEventComment CreatePullRequestReviewInputEvent = "COMMENT"
+	CreatePullRequestReviewInputEventComment        CreatePullRequestReviewInputEvent = "COMMENT"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -9018,11 +9018,11 @@ type DiscussionCommentWriteInputMethod string
 
 // Values of DiscussionCommentWriteInputMethod.
 const (
-	DiscussionCommentWriteInputMethodAdd DiscussionCommentWriteInputMethod = "add"
-	DiscussionCommentWriteInputMethodReply DiscussionCommentWriteInputMethod = "reply"
-	DiscussionCommentWriteInputMethodUpdate DiscussionCommentWriteInputMethod = "update"
-	DiscussionCommentWriteInputMethodDelete DiscussionCommentWriteInputMethod = "delete"
-	DiscussionCommentWriteInputMethodMarkAnswer DiscussionCommentWriteInputMethod = "mark_answer"
+	DiscussionCommentWriteInputMethodAdd          DiscussionCommentWriteInputMethod = "add"
+	DiscussionCommentWriteInputMethodReply        DiscussionCommentWriteInputMethod = "reply"
+	DiscussionCommentWriteInputMethodUpdate       DiscussionCommentWriteInputMethod = "update"
+	DiscussionCommentWriteInputMethodDelete       DiscussionCommentWriteInputMethod = "delete"
+	DiscussionCommentWriteInputMethodMarkAnswer   DiscussionCommentWriteInputMethod = "mark_answer"
 	DiscussionCommentWriteInputMethodUnmarkAnswer DiscussionCommentWriteInputMethod = "unmark_answer"
 )
 
@@ -9489,8 +9489,8 @@ type GetCommitInputDetail string
 
 // Values of GetCommitInputDetail.
 const (
-	GetCommitInputDetailNone GetCommitInputDetail = "none"
-	GetCommitInputDetailStats GetCommitInputDetail = "stats"
+	GetCommitInputDetailNone      GetCommitInputDetail = "none"
+	GetCommitInputDetailStats     GetCommitInputDetail = "stats"
 	GetCommitInputDetailFullPatch GetCommitInputDetail = "full_patch"
 )
 
@@ -9896,14 +9896,14 @@ type GetFileContentsInputFieldsItem string
 
 // Values of GetFileContentsInputFieldsItem.
 const (
-	GetFileContentsInputFieldsItemType GetFileContentsInputFieldsItem = "type"
-	GetFileContentsInputFieldsItemName GetFileContentsInputFieldsItem = "name"
-	GetFileContentsInputFieldsItemPath GetFileContentsInputFieldsItem = "path"
-	GetFileContentsInputFieldsItemSize GetFileContentsInputFieldsItem = "size"
-	GetFileContentsInputFieldsItemSHA GetFileContentsInputFieldsItem = "sha"
-	GetFileContentsInputFieldsItemURL GetFileContentsInputFieldsItem = "url"
-	GetFileContentsInputFieldsItemGitURL GetFileContentsInputFieldsItem = "git_url"
-	GetFileContentsInputFieldsItemHTMLURL GetFileContentsInputFieldsItem = "html_url"
+	GetFileContentsInputFieldsItemType        GetFileContentsInputFieldsItem = "type"
+	GetFileContentsInputFieldsItemName        GetFileContentsInputFieldsItem = "name"
+	GetFileContentsInputFieldsItemPath        GetFileContentsInputFieldsItem = "path"
+	GetFileContentsInputFieldsItemSize        GetFileContentsInputFieldsItem = "size"
+	GetFileContentsInputFieldsItemSHA         GetFileContentsInputFieldsItem = "sha"
+	GetFileContentsInputFieldsItemURL         GetFileContentsInputFieldsItem = "url"
+	GetFileContentsInputFieldsItemGitURL      GetFileContentsInputFieldsItem = "git_url"
+	GetFileContentsInputFieldsItemHTMLURL     GetFileContentsInputFieldsItem = "html_url"
 	GetFileContentsInputFieldsItemDownloadURL GetFileContentsInputFieldsItem = "download_url"
 )
 
@@ -10752,7 +10752,7 @@ type IssueDependencyReadInputMethod string
 // Values of IssueDependencyReadInputMethod.
 const (
 	IssueDependencyReadInputMethodGetBlockedBy IssueDependencyReadInputMethod = "get_blocked_by"
-	IssueDependencyReadInputMethodGetBlocking IssueDependencyReadInputMethod = "get_blocking"
+	IssueDependencyReadInputMethodGetBlocking  IssueDependencyReadInputMethod = "get_blocking"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -10878,7 +10878,7 @@ type IssueDependencyWriteInputMethod string
 
 // Values of IssueDependencyWriteInputMethod.
 const (
-	IssueDependencyWriteInputMethodAdd IssueDependencyWriteInputMethod = "add"
+	IssueDependencyWriteInputMethodAdd    IssueDependencyWriteInputMethod = "add"
 	IssueDependencyWriteInputMethodRemove IssueDependencyWriteInputMethod = "remove"
 )
 
@@ -10910,7 +10910,7 @@ type IssueDependencyWriteInputType string
 // Values of IssueDependencyWriteInputType.
 const (
 	IssueDependencyWriteInputTypeBlockedBy IssueDependencyWriteInputType = "blocked_by"
-	IssueDependencyWriteInputTypeBlocking IssueDependencyWriteInputType = "blocking"
+	IssueDependencyWriteInputTypeBlocking  IssueDependencyWriteInputType = "blocking"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -11044,11 +11044,11 @@ type IssueReadInputMethod string
 
 // Values of IssueReadInputMethod.
 const (
-	IssueReadInputMethodGet IssueReadInputMethod = "get"
-	IssueReadInputMethodGetComments IssueReadInputMethod = "get_comments"
+	IssueReadInputMethodGet          IssueReadInputMethod = "get"
+	IssueReadInputMethodGetComments  IssueReadInputMethod = "get_comments"
 	IssueReadInputMethodGetSubIssues IssueReadInputMethod = "get_sub_issues"
-	IssueReadInputMethodGetParent IssueReadInputMethod = "get_parent"
-	IssueReadInputMethodGetLabels IssueReadInputMethod = "get_labels"
+	IssueReadInputMethodGetParent    IssueReadInputMethod = "get_parent"
+	IssueReadInputMethodGetLabels    IssueReadInputMethod = "get_labels"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -11380,7 +11380,7 @@ type IssueWriteInputState string
 
 // Values of IssueWriteInputState.
 const (
-	IssueWriteInputStateOpen IssueWriteInputState = "open"
+	IssueWriteInputStateOpen   IssueWriteInputState = "open"
 	IssueWriteInputStateClosed IssueWriteInputState = "closed"
 )
 
@@ -11407,9 +11407,9 @@ type IssueWriteInputStateReason string
 
 // Values of IssueWriteInputStateReason.
 const (
-	IssueWriteInputStateReasonCompleted IssueWriteInputStateReason = "completed"
+	IssueWriteInputStateReasonCompleted  IssueWriteInputStateReason = "completed"
 	IssueWriteInputStateReasonNotPlanned IssueWriteInputStateReason = "not_planned"
-	IssueWriteInputStateReasonDuplicate IssueWriteInputStateReason = "duplicate"
+	IssueWriteInputStateReasonDuplicate  IssueWriteInputStateReason = "duplicate"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -11715,12 +11715,12 @@ type ListCodeScanningAlertsInputSeverity string
 // Values of ListCodeScanningAlertsInputSeverity.
 const (
 	ListCodeScanningAlertsInputSeverityCritical ListCodeScanningAlertsInputSeverity = "critical"
-	ListCodeScanningAlertsInputSeverityHigh ListCodeScanningAlertsInputSeverity = "high"
-	ListCodeScanningAlertsInputSeverityMedium ListCodeScanningAlertsInputSeverity = "medium"
-	ListCodeScanningAlertsInputSeverityLow ListCodeScanningAlertsInputSeverity = "low"
-	ListCodeScanningAlertsInputSeverityWarning ListCodeScanningAlertsInputSeverity = "warning"
-	ListCodeScanningAlertsInputSeverityNote ListCodeScanningAlertsInputSeverity = "note"
-	ListCodeScanningAlertsInputSeverityError ListCodeScanningAlertsInputSeverity = "error"
+	ListCodeScanningAlertsInputSeverityHigh     ListCodeScanningAlertsInputSeverity = "high"
+	ListCodeScanningAlertsInputSeverityMedium   ListCodeScanningAlertsInputSeverity = "medium"
+	ListCodeScanningAlertsInputSeverityLow      ListCodeScanningAlertsInputSeverity = "low"
+	ListCodeScanningAlertsInputSeverityWarning  ListCodeScanningAlertsInputSeverity = "warning"
+	ListCodeScanningAlertsInputSeverityNote     ListCodeScanningAlertsInputSeverity = "note"
+	ListCodeScanningAlertsInputSeverityError    ListCodeScanningAlertsInputSeverity = "error"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -11746,10 +11746,10 @@ type ListCodeScanningAlertsInputState string
 
 // Values of ListCodeScanningAlertsInputState.
 const (
-	ListCodeScanningAlertsInputStateOpen ListCodeScanningAlertsInputState = "open"
-	ListCodeScanningAlertsInputStateClosed ListCodeScanningAlertsInputState = "closed"
+	ListCodeScanningAlertsInputStateOpen      ListCodeScanningAlertsInputState = "open"
+	ListCodeScanningAlertsInputStateClosed    ListCodeScanningAlertsInputState = "closed"
 	ListCodeScanningAlertsInputStateDismissed ListCodeScanningAlertsInputState = "dismissed"
-	ListCodeScanningAlertsInputStateFixed ListCodeScanningAlertsInputState = "fixed"
+	ListCodeScanningAlertsInputStateFixed     ListCodeScanningAlertsInputState = "fixed"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -11887,10 +11887,10 @@ type ListCommitsInputFieldsItem string
 
 // Values of ListCommitsInputFieldsItem.
 const (
-	ListCommitsInputFieldsItemSHA ListCommitsInputFieldsItem = "sha"
-	ListCommitsInputFieldsItemHTMLURL ListCommitsInputFieldsItem = "html_url"
-	ListCommitsInputFieldsItemCommit ListCommitsInputFieldsItem = "commit"
-	ListCommitsInputFieldsItemAuthor ListCommitsInputFieldsItem = "author"
+	ListCommitsInputFieldsItemSHA       ListCommitsInputFieldsItem = "sha"
+	ListCommitsInputFieldsItemHTMLURL   ListCommitsInputFieldsItem = "html_url"
+	ListCommitsInputFieldsItemCommit    ListCommitsInputFieldsItem = "commit"
+	ListCommitsInputFieldsItemAuthor    ListCommitsInputFieldsItem = "author"
 	ListCommitsInputFieldsItemCommitter ListCommitsInputFieldsItem = "committer"
 )
 
@@ -12004,9 +12004,9 @@ type ListDependabotAlertsInputSeverity string
 
 // Values of ListDependabotAlertsInputSeverity.
 const (
-	ListDependabotAlertsInputSeverityLow ListDependabotAlertsInputSeverity = "low"
-	ListDependabotAlertsInputSeverityMedium ListDependabotAlertsInputSeverity = "medium"
-	ListDependabotAlertsInputSeverityHigh ListDependabotAlertsInputSeverity = "high"
+	ListDependabotAlertsInputSeverityLow      ListDependabotAlertsInputSeverity = "low"
+	ListDependabotAlertsInputSeverityMedium   ListDependabotAlertsInputSeverity = "medium"
+	ListDependabotAlertsInputSeverityHigh     ListDependabotAlertsInputSeverity = "high"
 	ListDependabotAlertsInputSeverityCritical ListDependabotAlertsInputSeverity = "critical"
 )
 
@@ -12033,9 +12033,9 @@ type ListDependabotAlertsInputState string
 
 // Values of ListDependabotAlertsInputState.
 const (
-	ListDependabotAlertsInputStateOpen ListDependabotAlertsInputState = "open"
-	ListDependabotAlertsInputStateFixed ListDependabotAlertsInputState = "fixed"
-	ListDependabotAlertsInputStateDismissed ListDependabotAlertsInputState = "dismissed"
+	ListDependabotAlertsInputStateOpen          ListDependabotAlertsInputState = "open"
+	ListDependabotAlertsInputStateFixed         ListDependabotAlertsInputState = "fixed"
+	ListDependabotAlertsInputStateDismissed     ListDependabotAlertsInputState = "dismissed"
 	ListDependabotAlertsInputStateAutoDismissed ListDependabotAlertsInputState = "auto_dismissed"
 )
 
@@ -12210,7 +12210,7 @@ type ListDiscussionsInputDirection string
 
 // Values of ListDiscussionsInputDirection.
 const (
-	ListDiscussionsInputDirectionAsc ListDiscussionsInputDirection = "ASC"
+	ListDiscussionsInputDirectionAsc  ListDiscussionsInputDirection = "ASC"
 	ListDiscussionsInputDirectionDesc ListDiscussionsInputDirection = "DESC"
 )
 
@@ -12443,18 +12443,18 @@ type ListGlobalSecurityAdvisoriesInputEcosystem string
 
 // Values of ListGlobalSecurityAdvisoriesInputEcosystem.
 const (
-	ListGlobalSecurityAdvisoriesInputEcosystemActions ListGlobalSecurityAdvisoriesInputEcosystem = "actions"
+	ListGlobalSecurityAdvisoriesInputEcosystemActions  ListGlobalSecurityAdvisoriesInputEcosystem = "actions"
 	ListGlobalSecurityAdvisoriesInputEcosystemComposer ListGlobalSecurityAdvisoriesInputEcosystem = "composer"
-	ListGlobalSecurityAdvisoriesInputEcosystemErlang ListGlobalSecurityAdvisoriesInputEcosystem = "erlang"
-	ListGlobalSecurityAdvisoriesInputEcosystemGo ListGlobalSecurityAdvisoriesInputEcosystem = "go"
-	ListGlobalSecurityAdvisoriesInputEcosystemMaven ListGlobalSecurityAdvisoriesInputEcosystem = "maven"
-	ListGlobalSecurityAdvisoriesInputEcosystemNpm ListGlobalSecurityAdvisoriesInputEcosystem = "npm"
-	ListGlobalSecurityAdvisoriesInputEcosystemNuget ListGlobalSecurityAdvisoriesInputEcosystem = "nuget"
-	ListGlobalSecurityAdvisoriesInputEcosystemOther ListGlobalSecurityAdvisoriesInputEcosystem = "other"
-	ListGlobalSecurityAdvisoriesInputEcosystemPip ListGlobalSecurityAdvisoriesInputEcosystem = "pip"
-	ListGlobalSecurityAdvisoriesInputEcosystemPub ListGlobalSecurityAdvisoriesInputEcosystem = "pub"
+	ListGlobalSecurityAdvisoriesInputEcosystemErlang   ListGlobalSecurityAdvisoriesInputEcosystem = "erlang"
+	ListGlobalSecurityAdvisoriesInputEcosystemGo       ListGlobalSecurityAdvisoriesInputEcosystem = "go"
+	ListGlobalSecurityAdvisoriesInputEcosystemMaven    ListGlobalSecurityAdvisoriesInputEcosystem = "maven"
+	ListGlobalSecurityAdvisoriesInputEcosystemNpm      ListGlobalSecurityAdvisoriesInputEcosystem = "npm"
+	ListGlobalSecurityAdvisoriesInputEcosystemNuget    ListGlobalSecurityAdvisoriesInputEcosystem = "nuget"
+	ListGlobalSecurityAdvisoriesInputEcosystemOther    ListGlobalSecurityAdvisoriesInputEcosystem = "other"
+	ListGlobalSecurityAdvisoriesInputEcosystemPip      ListGlobalSecurityAdvisoriesInputEcosystem = "pip"
+	ListGlobalSecurityAdvisoriesInputEcosystemPub      ListGlobalSecurityAdvisoriesInputEcosystem = "pub"
 	ListGlobalSecurityAdvisoriesInputEcosystemRubygems ListGlobalSecurityAdvisoriesInputEcosystem = "rubygems"
-	ListGlobalSecurityAdvisoriesInputEcosystemRust ListGlobalSecurityAdvisoriesInputEcosystem = "rust"
+	ListGlobalSecurityAdvisoriesInputEcosystemRust     ListGlobalSecurityAdvisoriesInputEcosystem = "rust"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -12481,10 +12481,10 @@ type ListGlobalSecurityAdvisoriesInputSeverity string
 
 // Values of ListGlobalSecurityAdvisoriesInputSeverity.
 const (
-	ListGlobalSecurityAdvisoriesInputSeverityUnknown ListGlobalSecurityAdvisoriesInputSeverity = "unknown"
-	ListGlobalSecurityAdvisoriesInputSeverityLow ListGlobalSecurityAdvisoriesInputSeverity = "low"
-	ListGlobalSecurityAdvisoriesInputSeverityMedium ListGlobalSecurityAdvisoriesInputSeverity = "medium"
-	ListGlobalSecurityAdvisoriesInputSeverityHigh ListGlobalSecurityAdvisoriesInputSeverity = "high"
+	ListGlobalSecurityAdvisoriesInputSeverityUnknown  ListGlobalSecurityAdvisoriesInputSeverity = "unknown"
+	ListGlobalSecurityAdvisoriesInputSeverityLow      ListGlobalSecurityAdvisoriesInputSeverity = "low"
+	ListGlobalSecurityAdvisoriesInputSeverityMedium   ListGlobalSecurityAdvisoriesInputSeverity = "medium"
+	ListGlobalSecurityAdvisoriesInputSeverityHigh     ListGlobalSecurityAdvisoriesInputSeverity = "high"
 	ListGlobalSecurityAdvisoriesInputSeverityCritical ListGlobalSecurityAdvisoriesInputSeverity = "critical"
 )
 
@@ -12511,8 +12511,8 @@ type ListGlobalSecurityAdvisoriesInputType string
 
 // Values of ListGlobalSecurityAdvisoriesInputType.
 const (
-	ListGlobalSecurityAdvisoriesInputTypeReviewed ListGlobalSecurityAdvisoriesInputType = "reviewed"
-	ListGlobalSecurityAdvisoriesInputTypeMalware ListGlobalSecurityAdvisoriesInputType = "malware"
+	ListGlobalSecurityAdvisoriesInputTypeReviewed   ListGlobalSecurityAdvisoriesInputType = "reviewed"
+	ListGlobalSecurityAdvisoriesInputTypeMalware    ListGlobalSecurityAdvisoriesInputType = "malware"
 	ListGlobalSecurityAdvisoriesInputTypeUnreviewed ListGlobalSecurityAdvisoriesInputType = "unreviewed"
 )
 
@@ -12828,16 +12828,16 @@ type ListIssuesInputFieldsItem string
 
 // Values of ListIssuesInputFieldsItem.
 const (
-	ListIssuesInputFieldsItemNumber ListIssuesInputFieldsItem = "number"
-	ListIssuesInputFieldsItemTitle ListIssuesInputFieldsItem = "title"
-	ListIssuesInputFieldsItemBody ListIssuesInputFieldsItem = "body"
-	ListIssuesInputFieldsItemState ListIssuesInputFieldsItem = "state"
-	ListIssuesInputFieldsItemUser ListIssuesInputFieldsItem = "user"
-	ListIssuesInputFieldsItemLabels ListIssuesInputFieldsItem = "labels"
-	ListIssuesInputFieldsItemAssignees ListIssuesInputFieldsItem = "assignees"
-	ListIssuesInputFieldsItemComments ListIssuesInputFieldsItem = "comments"
-	ListIssuesInputFieldsItemCreatedAt ListIssuesInputFieldsItem = "created_at"
-	ListIssuesInputFieldsItemUpdatedAt ListIssuesInputFieldsItem = "updated_at"
+	ListIssuesInputFieldsItemNumber      ListIssuesInputFieldsItem = "number"
+	ListIssuesInputFieldsItemTitle       ListIssuesInputFieldsItem = "title"
+	ListIssuesInputFieldsItemBody        ListIssuesInputFieldsItem = "body"
+	ListIssuesInputFieldsItemState       ListIssuesInputFieldsItem = "state"
+	ListIssuesInputFieldsItemUser        ListIssuesInputFieldsItem = "user"
+	ListIssuesInputFieldsItemLabels      ListIssuesInputFieldsItem = "labels"
+	ListIssuesInputFieldsItemAssignees   ListIssuesInputFieldsItem = "assignees"
+	ListIssuesInputFieldsItemComments    ListIssuesInputFieldsItem = "comments"
+	ListIssuesInputFieldsItemCreatedAt   ListIssuesInputFieldsItem = "created_at"
+	ListIssuesInputFieldsItemUpdatedAt   ListIssuesInputFieldsItem = "updated_at"
 	ListIssuesInputFieldsItemFieldValues ListIssuesInputFieldsItem = "field_values"
 )
 
@@ -12867,7 +12867,7 @@ type ListIssuesInputOrderBy string
 const (
 	ListIssuesInputOrderByCreatedAt ListIssuesInputOrderBy = "CREATED_AT"
 	ListIssuesInputOrderByUpdatedAt ListIssuesInputOrderBy = "UPDATED_AT"
-	ListIssuesInputOrderByComments ListIssuesInputOrderBy = "COMMENTS"
+	ListIssuesInputOrderByComments  ListIssuesInputOrderBy = "COMMENTS"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -12894,7 +12894,7 @@ type ListIssuesInputState string
 
 // Values of ListIssuesInputState.
 const (
-	ListIssuesInputStateOpen ListIssuesInputState = "OPEN"
+	ListIssuesInputStateOpen   ListIssuesInputState = "OPEN"
 	ListIssuesInputStateClosed ListIssuesInputState = "CLOSED"
 )
 
@@ -13081,9 +13081,9 @@ type ListNotificationsInputFilter string
 
 // Values of ListNotificationsInputFilter.
 const (
-	ListNotificationsInputFilterDefault ListNotificationsInputFilter = "default"
+	ListNotificationsInputFilterDefault                  ListNotificationsInputFilter = "default"
 	ListNotificationsInputFilterIncludeReadNotifications ListNotificationsInputFilter = "include_read_notifications"
-	ListNotificationsInputFilterOnlyParticipating ListNotificationsInputFilter = "only_participating"
+	ListNotificationsInputFilterOnlyParticipating        ListNotificationsInputFilter = "only_participating"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13185,7 +13185,7 @@ type ListOrgRepositorySecurityAdvisoriesInputDirection string
 
 // Values of ListOrgRepositorySecurityAdvisoriesInputDirection.
 const (
-	ListOrgRepositorySecurityAdvisoriesInputDirectionAsc ListOrgRepositorySecurityAdvisoriesInputDirection = "asc"
+	ListOrgRepositorySecurityAdvisoriesInputDirectionAsc  ListOrgRepositorySecurityAdvisoriesInputDirection = "asc"
 	ListOrgRepositorySecurityAdvisoriesInputDirectionDesc ListOrgRepositorySecurityAdvisoriesInputDirection = "desc"
 )
 
@@ -13213,8 +13213,8 @@ type ListOrgRepositorySecurityAdvisoriesInputSort string
 
 // Values of ListOrgRepositorySecurityAdvisoriesInputSort.
 const (
-	ListOrgRepositorySecurityAdvisoriesInputSortCreated ListOrgRepositorySecurityAdvisoriesInputSort = "created"
-	ListOrgRepositorySecurityAdvisoriesInputSortUpdated ListOrgRepositorySecurityAdvisoriesInputSort = "updated"
+	ListOrgRepositorySecurityAdvisoriesInputSortCreated   ListOrgRepositorySecurityAdvisoriesInputSort = "created"
+	ListOrgRepositorySecurityAdvisoriesInputSortUpdated   ListOrgRepositorySecurityAdvisoriesInputSort = "updated"
 	ListOrgRepositorySecurityAdvisoriesInputSortPublished ListOrgRepositorySecurityAdvisoriesInputSort = "published"
 )
 
@@ -13242,10 +13242,10 @@ type ListOrgRepositorySecurityAdvisoriesInputState string
 
 // Values of ListOrgRepositorySecurityAdvisoriesInputState.
 const (
-	ListOrgRepositorySecurityAdvisoriesInputStateTriage ListOrgRepositorySecurityAdvisoriesInputState = "triage"
-	ListOrgRepositorySecurityAdvisoriesInputStateDraft ListOrgRepositorySecurityAdvisoriesInputState = "draft"
+	ListOrgRepositorySecurityAdvisoriesInputStateTriage    ListOrgRepositorySecurityAdvisoriesInputState = "triage"
+	ListOrgRepositorySecurityAdvisoriesInputStateDraft     ListOrgRepositorySecurityAdvisoriesInputState = "draft"
 	ListOrgRepositorySecurityAdvisoriesInputStatePublished ListOrgRepositorySecurityAdvisoriesInputState = "published"
-	ListOrgRepositorySecurityAdvisoriesInputStateClosed ListOrgRepositorySecurityAdvisoriesInputState = "closed"
+	ListOrgRepositorySecurityAdvisoriesInputStateClosed    ListOrgRepositorySecurityAdvisoriesInputState = "closed"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13400,31 +13400,31 @@ type ListPullRequestsInputFieldsItem string
 
 // Values of ListPullRequestsInputFieldsItem.
 const (
-	ListPullRequestsInputFieldsItemNumber ListPullRequestsInputFieldsItem = "number"
-	ListPullRequestsInputFieldsItemTitle ListPullRequestsInputFieldsItem = "title"
-	ListPullRequestsInputFieldsItemBody ListPullRequestsInputFieldsItem = "body"
-	ListPullRequestsInputFieldsItemState ListPullRequestsInputFieldsItem = "state"
-	ListPullRequestsInputFieldsItemDraft ListPullRequestsInputFieldsItem = "draft"
-	ListPullRequestsInputFieldsItemMerged ListPullRequestsInputFieldsItem = "merged"
-	ListPullRequestsInputFieldsItemMergeableState ListPullRequestsInputFieldsItem = "mergeable_state"
-	ListPullRequestsInputFieldsItemHTMLURL ListPullRequestsInputFieldsItem = "html_url"
-	ListPullRequestsInputFieldsItemUser ListPullRequestsInputFieldsItem = "user"
-	ListPullRequestsInputFieldsItemLabels ListPullRequestsInputFieldsItem = "labels"
-	ListPullRequestsInputFieldsItemAssignees ListPullRequestsInputFieldsItem = "assignees"
+	ListPullRequestsInputFieldsItemNumber             ListPullRequestsInputFieldsItem = "number"
+	ListPullRequestsInputFieldsItemTitle              ListPullRequestsInputFieldsItem = "title"
+	ListPullRequestsInputFieldsItemBody               ListPullRequestsInputFieldsItem = "body"
+	ListPullRequestsInputFieldsItemState              ListPullRequestsInputFieldsItem = "state"
+	ListPullRequestsInputFieldsItemDraft              ListPullRequestsInputFieldsItem = "draft"
+	ListPullRequestsInputFieldsItemMerged             ListPullRequestsInputFieldsItem = "merged"
+	ListPullRequestsInputFieldsItemMergeableState     ListPullRequestsInputFieldsItem = "mergeable_state"
+	ListPullRequestsInputFieldsItemHTMLURL            ListPullRequestsInputFieldsItem = "html_url"
+	ListPullRequestsInputFieldsItemUser               ListPullRequestsInputFieldsItem = "user"
+	ListPullRequestsInputFieldsItemLabels             ListPullRequestsInputFieldsItem = "labels"
+	ListPullRequestsInputFieldsItemAssignees          ListPullRequestsInputFieldsItem = "assignees"
 	ListPullRequestsInputFieldsItemRequestedReviewers ListPullRequestsInputFieldsItem = "requested_reviewers"
-	ListPullRequestsInputFieldsItemMergedBy ListPullRequestsInputFieldsItem = "merged_by"
-	ListPullRequestsInputFieldsItemHead ListPullRequestsInputFieldsItem = "head"
-	ListPullRequestsInputFieldsItemBase ListPullRequestsInputFieldsItem = "base"
-	ListPullRequestsInputFieldsItemAdditions ListPullRequestsInputFieldsItem = "additions"
-	ListPullRequestsInputFieldsItemDeletions ListPullRequestsInputFieldsItem = "deletions"
-	ListPullRequestsInputFieldsItemChangedFiles ListPullRequestsInputFieldsItem = "changed_files"
-	ListPullRequestsInputFieldsItemCommits ListPullRequestsInputFieldsItem = "commits"
-	ListPullRequestsInputFieldsItemComments ListPullRequestsInputFieldsItem = "comments"
-	ListPullRequestsInputFieldsItemCreatedAt ListPullRequestsInputFieldsItem = "created_at"
-	ListPullRequestsInputFieldsItemUpdatedAt ListPullRequestsInputFieldsItem = "updated_at"
-	ListPullRequestsInputFieldsItemClosedAt ListPullRequestsInputFieldsItem = "closed_at"
-	ListPullRequestsInputFieldsItemMergedAt ListPullRequestsInputFieldsItem = "merged_at"
-	ListPullRequestsInputFieldsItemMilestone ListPullRequestsInputFieldsItem = "milestone"
+	ListPullRequestsInputFieldsItemMergedBy           ListPullRequestsInputFieldsItem = "merged_by"
+	ListPullRequestsInputFieldsItemHead               ListPullRequestsInputFieldsItem = "head"
+	ListPullRequestsInputFieldsItemBase               ListPullRequestsInputFieldsItem = "base"
+	ListPullRequestsInputFieldsItemAdditions          ListPullRequestsInputFieldsItem = "additions"
+	ListPullRequestsInputFieldsItemDeletions          ListPullRequestsInputFieldsItem = "deletions"
+	ListPullRequestsInputFieldsItemChangedFiles       ListPullRequestsInputFieldsItem = "changed_files"
+	ListPullRequestsInputFieldsItemCommits            ListPullRequestsInputFieldsItem = "commits"
+	ListPullRequestsInputFieldsItemComments           ListPullRequestsInputFieldsItem = "comments"
+	ListPullRequestsInputFieldsItemCreatedAt          ListPullRequestsInputFieldsItem = "created_at"
+	ListPullRequestsInputFieldsItemUpdatedAt          ListPullRequestsInputFieldsItem = "updated_at"
+	ListPullRequestsInputFieldsItemClosedAt           ListPullRequestsInputFieldsItem = "closed_at"
+	ListPullRequestsInputFieldsItemMergedAt           ListPullRequestsInputFieldsItem = "merged_at"
+	ListPullRequestsInputFieldsItemMilestone          ListPullRequestsInputFieldsItem = "milestone"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13450,9 +13450,9 @@ type ListPullRequestsInputSort string
 
 // Values of ListPullRequestsInputSort.
 const (
-	ListPullRequestsInputSortCreated ListPullRequestsInputSort = "created"
-	ListPullRequestsInputSortUpdated ListPullRequestsInputSort = "updated"
-	ListPullRequestsInputSortPopularity ListPullRequestsInputSort = "popularity"
+	ListPullRequestsInputSortCreated     ListPullRequestsInputSort = "created"
+	ListPullRequestsInputSortUpdated     ListPullRequestsInputSort = "updated"
+	ListPullRequestsInputSortPopularity  ListPullRequestsInputSort = "popularity"
 	ListPullRequestsInputSortLongRunning ListPullRequestsInputSort = "long-running"
 )
 
@@ -13479,9 +13479,9 @@ type ListPullRequestsInputState string
 
 // Values of ListPullRequestsInputState.
 const (
-	ListPullRequestsInputStateOpen ListPullRequestsInputState = "open"
+	ListPullRequestsInputStateOpen   ListPullRequestsInputState = "open"
 	ListPullRequestsInputStateClosed ListPullRequestsInputState = "closed"
-	ListPullRequestsInputStateAll ListPullRequestsInputState = "all"
+	ListPullRequestsInputStateAll    ListPullRequestsInputState = "all"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13592,15 +13592,15 @@ type ListReleasesInputFieldsItem string
 
 // Values of ListReleasesInputFieldsItem.
 const (
-	ListReleasesInputFieldsItemID ListReleasesInputFieldsItem = "id"
-	ListReleasesInputFieldsItemTagName ListReleasesInputFieldsItem = "tag_name"
-	ListReleasesInputFieldsItemName ListReleasesInputFieldsItem = "name"
-	ListReleasesInputFieldsItemBody ListReleasesInputFieldsItem = "body"
-	ListReleasesInputFieldsItemHTMLURL ListReleasesInputFieldsItem = "html_url"
+	ListReleasesInputFieldsItemID          ListReleasesInputFieldsItem = "id"
+	ListReleasesInputFieldsItemTagName     ListReleasesInputFieldsItem = "tag_name"
+	ListReleasesInputFieldsItemName        ListReleasesInputFieldsItem = "name"
+	ListReleasesInputFieldsItemBody        ListReleasesInputFieldsItem = "body"
+	ListReleasesInputFieldsItemHTMLURL     ListReleasesInputFieldsItem = "html_url"
 	ListReleasesInputFieldsItemPublishedAt ListReleasesInputFieldsItem = "published_at"
-	ListReleasesInputFieldsItemPrerelease ListReleasesInputFieldsItem = "prerelease"
-	ListReleasesInputFieldsItemDraft ListReleasesInputFieldsItem = "draft"
-	ListReleasesInputFieldsItemAuthor ListReleasesInputFieldsItem = "author"
+	ListReleasesInputFieldsItemPrerelease  ListReleasesInputFieldsItem = "prerelease"
+	ListReleasesInputFieldsItemDraft       ListReleasesInputFieldsItem = "draft"
+	ListReleasesInputFieldsItemAuthor      ListReleasesInputFieldsItem = "author"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13718,8 +13718,8 @@ type ListRepositoryCollaboratorsInputAffiliation string
 // Values of ListRepositoryCollaboratorsInputAffiliation.
 const (
 	ListRepositoryCollaboratorsInputAffiliationOutside ListRepositoryCollaboratorsInputAffiliation = "outside"
-	ListRepositoryCollaboratorsInputAffiliationDirect ListRepositoryCollaboratorsInputAffiliation = "direct"
-	ListRepositoryCollaboratorsInputAffiliationAll ListRepositoryCollaboratorsInputAffiliation = "all"
+	ListRepositoryCollaboratorsInputAffiliationDirect  ListRepositoryCollaboratorsInputAffiliation = "direct"
+	ListRepositoryCollaboratorsInputAffiliationAll     ListRepositoryCollaboratorsInputAffiliation = "all"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13958,12 +13958,12 @@ type ListSecretScanningAlertsInputResolution string
 
 // Values of ListSecretScanningAlertsInputResolution.
 const (
-	ListSecretScanningAlertsInputResolutionFalsePositive ListSecretScanningAlertsInputResolution = "false_positive"
-	ListSecretScanningAlertsInputResolutionWontFix ListSecretScanningAlertsInputResolution = "wont_fix"
-	ListSecretScanningAlertsInputResolutionRevoked ListSecretScanningAlertsInputResolution = "revoked"
-	ListSecretScanningAlertsInputResolutionPatternEdited ListSecretScanningAlertsInputResolution = "pattern_edited"
+	ListSecretScanningAlertsInputResolutionFalsePositive  ListSecretScanningAlertsInputResolution = "false_positive"
+	ListSecretScanningAlertsInputResolutionWontFix        ListSecretScanningAlertsInputResolution = "wont_fix"
+	ListSecretScanningAlertsInputResolutionRevoked        ListSecretScanningAlertsInputResolution = "revoked"
+	ListSecretScanningAlertsInputResolutionPatternEdited  ListSecretScanningAlertsInputResolution = "pattern_edited"
 	ListSecretScanningAlertsInputResolutionPatternDeleted ListSecretScanningAlertsInputResolution = "pattern_deleted"
-	ListSecretScanningAlertsInputResolutionUsedInTests ListSecretScanningAlertsInputResolution = "used_in_tests"
+	ListSecretScanningAlertsInputResolutionUsedInTests    ListSecretScanningAlertsInputResolution = "used_in_tests"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -13989,7 +13989,7 @@ type ListSecretScanningAlertsInputState string
 
 // Values of ListSecretScanningAlertsInputState.
 const (
-	ListSecretScanningAlertsInputStateOpen ListSecretScanningAlertsInputState = "open"
+	ListSecretScanningAlertsInputStateOpen     ListSecretScanningAlertsInputState = "open"
 	ListSecretScanningAlertsInputStateResolved ListSecretScanningAlertsInputState = "resolved"
 )
 
@@ -14278,7 +14278,7 @@ type ManageNotificationSubscriptionInputAction string
 // Values of ManageNotificationSubscriptionInputAction.
 const (
 	ManageNotificationSubscriptionInputActionIgnore ManageNotificationSubscriptionInputAction = "ignore"
-	ManageNotificationSubscriptionInputActionWatch ManageNotificationSubscriptionInputAction = "watch"
+	ManageNotificationSubscriptionInputActionWatch  ManageNotificationSubscriptionInputAction = "watch"
 	ManageNotificationSubscriptionInputActionDelete ManageNotificationSubscriptionInputAction = "delete"
 )
 
@@ -14518,7 +14518,7 @@ type MergePullRequestInputMergeMethod string
 
 // Values of MergePullRequestInputMergeMethod.
 const (
-	MergePullRequestInputMergeMethodMerge MergePullRequestInputMergeMethod = "merge"
+	MergePullRequestInputMergeMethodMerge  MergePullRequestInputMergeMethod = "merge"
 	MergePullRequestInputMergeMethodSquash MergePullRequestInputMergeMethod = "squash"
 	MergePullRequestInputMergeMethodRebase MergePullRequestInputMergeMethod = "rebase"
 )
@@ -14648,11 +14648,11 @@ type ProjectsGetInputMethod string
 
 // Values of ProjectsGetInputMethod.
 const (
-	ProjectsGetInputMethodGetProject ProjectsGetInputMethod = "get_project"
-	ProjectsGetInputMethodGetProjectField ProjectsGetInputMethod = "get_project_field"
-	ProjectsGetInputMethodGetProjectItem ProjectsGetInputMethod = "get_project_item"
+	ProjectsGetInputMethodGetProject             ProjectsGetInputMethod = "get_project"
+	ProjectsGetInputMethodGetProjectField        ProjectsGetInputMethod = "get_project_field"
+	ProjectsGetInputMethodGetProjectItem         ProjectsGetInputMethod = "get_project_item"
 	ProjectsGetInputMethodGetProjectStatusUpdate ProjectsGetInputMethod = "get_project_status_update"
-	ProjectsGetInputMethodGetProjectView ProjectsGetInputMethod = "get_project_view"
+	ProjectsGetInputMethodGetProjectView         ProjectsGetInputMethod = "get_project_view"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -14679,7 +14679,7 @@ type ProjectsGetInputOwnerType string
 // Values of ProjectsGetInputOwnerType.
 const (
 	ProjectsGetInputOwnerTypeUser ProjectsGetInputOwnerType = "user"
-	ProjectsGetInputOwnerTypeOrg ProjectsGetInputOwnerType = "org"
+	ProjectsGetInputOwnerTypeOrg  ProjectsGetInputOwnerType = "org"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -14809,11 +14809,11 @@ type ProjectsListInputMethod string
 
 // Values of ProjectsListInputMethod.
 const (
-	ProjectsListInputMethodListProjects ProjectsListInputMethod = "list_projects"
-	ProjectsListInputMethodListProjectFields ProjectsListInputMethod = "list_project_fields"
-	ProjectsListInputMethodListProjectItems ProjectsListInputMethod = "list_project_items"
+	ProjectsListInputMethodListProjects             ProjectsListInputMethod = "list_projects"
+	ProjectsListInputMethodListProjectFields        ProjectsListInputMethod = "list_project_fields"
+	ProjectsListInputMethodListProjectItems         ProjectsListInputMethod = "list_project_items"
 	ProjectsListInputMethodListProjectStatusUpdates ProjectsListInputMethod = "list_project_status_updates"
-	ProjectsListInputMethodListProjectViews ProjectsListInputMethod = "list_project_views"
+	ProjectsListInputMethodListProjectViews         ProjectsListInputMethod = "list_project_views"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -15071,7 +15071,7 @@ type ProjectsWriteInputItemType string
 
 // Values of ProjectsWriteInputItemType.
 const (
-	ProjectsWriteInputItemTypeIssue ProjectsWriteInputItemType = "issue"
+	ProjectsWriteInputItemTypeIssue       ProjectsWriteInputItemType = "issue"
 	ProjectsWriteInputItemTypePullRequest ProjectsWriteInputItemType = "pull_request"
 )
 
@@ -15325,8 +15325,8 @@ type ProjectsWriteInputLayout string
 
 // Values of ProjectsWriteInputLayout.
 const (
-	ProjectsWriteInputLayoutTable ProjectsWriteInputLayout = "table"
-	ProjectsWriteInputLayoutBoard ProjectsWriteInputLayout = "board"
+	ProjectsWriteInputLayoutTable   ProjectsWriteInputLayout = "table"
+	ProjectsWriteInputLayoutBoard   ProjectsWriteInputLayout = "board"
 	ProjectsWriteInputLayoutRoadmap ProjectsWriteInputLayout = "roadmap"
 )
 
@@ -15353,16 +15353,16 @@ type ProjectsWriteInputMethod string
 
 // Values of ProjectsWriteInputMethod.
 const (
-	ProjectsWriteInputMethodAddProjectItem ProjectsWriteInputMethod = "add_project_item"
-	ProjectsWriteInputMethodUpdateProjectItem ProjectsWriteInputMethod = "update_project_item"
-	ProjectsWriteInputMethodUpdateProjectItems ProjectsWriteInputMethod = "update_project_items"
-	ProjectsWriteInputMethodDeleteProjectItem ProjectsWriteInputMethod = "delete_project_item"
+	ProjectsWriteInputMethodAddProjectItem            ProjectsWriteInputMethod = "add_project_item"
+	ProjectsWriteInputMethodUpdateProjectItem         ProjectsWriteInputMethod = "update_project_item"
+	ProjectsWriteInputMethodUpdateProjectItems        ProjectsWriteInputMethod = "update_project_items"
+	ProjectsWriteInputMethodDeleteProjectItem         ProjectsWriteInputMethod = "delete_project_item"
 	ProjectsWriteInputMethodCreateProjectStatusUpdate ProjectsWriteInputMethod = "create_project_status_update"
-	ProjectsWriteInputMethodCreateProjectView ProjectsWriteInputMethod = "create_project_view"
-	ProjectsWriteInputMethodUpdateProjectView ProjectsWriteInputMethod = "update_project_view"
-	ProjectsWriteInputMethodDeleteProjectView ProjectsWriteInputMethod = "delete_project_view"
-	ProjectsWriteInputMethodCreateProject ProjectsWriteInputMethod = "create_project"
-	ProjectsWriteInputMethodCreateIterationField ProjectsWriteInputMethod = "create_iteration_field"
+	ProjectsWriteInputMethodCreateProjectView         ProjectsWriteInputMethod = "create_project_view"
+	ProjectsWriteInputMethodUpdateProjectView         ProjectsWriteInputMethod = "update_project_view"
+	ProjectsWriteInputMethodDeleteProjectView         ProjectsWriteInputMethod = "delete_project_view"
+	ProjectsWriteInputMethodCreateProject             ProjectsWriteInputMethod = "create_project"
+	ProjectsWriteInputMethodCreateIterationField      ProjectsWriteInputMethod = "create_iteration_field"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -15400,8 +15400,8 @@ type ProjectsWriteInputStatus string
 // Values of ProjectsWriteInputStatus.
 const (
 	ProjectsWriteInputStatusInactive ProjectsWriteInputStatus = "INACTIVE"
-	ProjectsWriteInputStatusOnTrack ProjectsWriteInputStatus = "ON_TRACK"
-	ProjectsWriteInputStatusAtRisk ProjectsWriteInputStatus = "AT_RISK"
+	ProjectsWriteInputStatusOnTrack  ProjectsWriteInputStatus = "ON_TRACK"
+	ProjectsWriteInputStatusAtRisk   ProjectsWriteInputStatus = "AT_RISK"
 	ProjectsWriteInputStatusOffTrack ProjectsWriteInputStatus = "OFF_TRACK"
 	ProjectsWriteInputStatusComplete ProjectsWriteInputStatus = "COMPLETE"
 )
@@ -15727,15 +15727,15 @@ type PullRequestReadInputMethod string
 
 // Values of PullRequestReadInputMethod.
 const (
-	PullRequestReadInputMethodGet PullRequestReadInputMethod = "get"
-	PullRequestReadInputMethodGetDiff PullRequestReadInputMethod = "get_diff"
-	PullRequestReadInputMethodGetStatus PullRequestReadInputMethod = "get_status"
-	PullRequestReadInputMethodGetFiles PullRequestReadInputMethod = "get_files"
-	PullRequestReadInputMethodGetCommits PullRequestReadInputMethod = "get_commits"
+	PullRequestReadInputMethodGet               PullRequestReadInputMethod = "get"
+	PullRequestReadInputMethodGetDiff           PullRequestReadInputMethod = "get_diff"
+	PullRequestReadInputMethodGetStatus         PullRequestReadInputMethod = "get_status"
+	PullRequestReadInputMethodGetFiles          PullRequestReadInputMethod = "get_files"
+	PullRequestReadInputMethodGetCommits        PullRequestReadInputMethod = "get_commits"
 	PullRequestReadInputMethodGetReviewComments PullRequestReadInputMethod = "get_review_comments"
-	PullRequestReadInputMethodGetReviews PullRequestReadInputMethod = "get_reviews"
-	PullRequestReadInputMethodGetComments PullRequestReadInputMethod = "get_comments"
-	PullRequestReadInputMethodGetCheckRuns PullRequestReadInputMethod = "get_check_runs"
+	PullRequestReadInputMethodGetReviews        PullRequestReadInputMethod = "get_reviews"
+	PullRequestReadInputMethodGetComments       PullRequestReadInputMethod = "get_comments"
+	PullRequestReadInputMethodGetCheckRuns      PullRequestReadInputMethod = "get_check_runs"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -15880,10 +15880,10 @@ type PullRequestReviewWriteInputMethod string
 
 // Values of PullRequestReviewWriteInputMethod.
 const (
-	PullRequestReviewWriteInputMethodCreate PullRequestReviewWriteInputMethod = "create"
-	PullRequestReviewWriteInputMethodSubmitPending PullRequestReviewWriteInputMethod = "submit_pending"
-	PullRequestReviewWriteInputMethodDeletePending PullRequestReviewWriteInputMethod = "delete_pending"
-	PullRequestReviewWriteInputMethodResolveThread PullRequestReviewWriteInputMethod = "resolve_thread"
+	PullRequestReviewWriteInputMethodCreate          PullRequestReviewWriteInputMethod = "create"
+	PullRequestReviewWriteInputMethodSubmitPending   PullRequestReviewWriteInputMethod = "submit_pending"
+	PullRequestReviewWriteInputMethodDeletePending   PullRequestReviewWriteInputMethod = "delete_pending"
+	PullRequestReviewWriteInputMethodResolveThread   PullRequestReviewWriteInputMethod = "resolve_thread"
 	PullRequestReviewWriteInputMethodUnresolveThread PullRequestReviewWriteInputMethod = "unresolve_thread"
 )
 
@@ -16438,10 +16438,10 @@ type SearchCodeInputFieldsItem string
 
 // Values of SearchCodeInputFieldsItem.
 const (
-	SearchCodeInputFieldsItemName SearchCodeInputFieldsItem = "name"
-	SearchCodeInputFieldsItemPath SearchCodeInputFieldsItem = "path"
-	SearchCodeInputFieldsItemSHA SearchCodeInputFieldsItem = "sha"
-	SearchCodeInputFieldsItemRepository SearchCodeInputFieldsItem = "repository"
+	SearchCodeInputFieldsItemName        SearchCodeInputFieldsItem = "name"
+	SearchCodeInputFieldsItemPath        SearchCodeInputFieldsItem = "path"
+	SearchCodeInputFieldsItemSHA         SearchCodeInputFieldsItem = "sha"
+	SearchCodeInputFieldsItemRepository  SearchCodeInputFieldsItem = "repository"
 	SearchCodeInputFieldsItemTextMatches SearchCodeInputFieldsItem = "text_matches"
 )
 
@@ -16586,7 +16586,7 @@ type SearchCommitsInputSort string
 
 // Values of SearchCommitsInputSort.
 const (
-	SearchCommitsInputSortAuthorDate SearchCommitsInputSort = "author-date"
+	SearchCommitsInputSortAuthorDate    SearchCommitsInputSort = "author-date"
 	SearchCommitsInputSortCommitterDate SearchCommitsInputSort = "committer-date"
 )
 
@@ -16723,30 +16723,30 @@ type SearchIssuesInputFieldsItem string
 
 // Values of SearchIssuesInputFieldsItem.
 const (
-	SearchIssuesInputFieldsItemNumber SearchIssuesInputFieldsItem = "number"
-	SearchIssuesInputFieldsItemTitle SearchIssuesInputFieldsItem = "title"
-	SearchIssuesInputFieldsItemBody SearchIssuesInputFieldsItem = "body"
-	SearchIssuesInputFieldsItemState SearchIssuesInputFieldsItem = "state"
-	SearchIssuesInputFieldsItemStateReason SearchIssuesInputFieldsItem = "state_reason"
-	SearchIssuesInputFieldsItemDraft SearchIssuesInputFieldsItem = "draft"
-	SearchIssuesInputFieldsItemLocked SearchIssuesInputFieldsItem = "locked"
-	SearchIssuesInputFieldsItemHTMLURL SearchIssuesInputFieldsItem = "html_url"
-	SearchIssuesInputFieldsItemUser SearchIssuesInputFieldsItem = "user"
+	SearchIssuesInputFieldsItemNumber            SearchIssuesInputFieldsItem = "number"
+	SearchIssuesInputFieldsItemTitle             SearchIssuesInputFieldsItem = "title"
+	SearchIssuesInputFieldsItemBody              SearchIssuesInputFieldsItem = "body"
+	SearchIssuesInputFieldsItemState             SearchIssuesInputFieldsItem = "state"
+	SearchIssuesInputFieldsItemStateReason       SearchIssuesInputFieldsItem = "state_reason"
+	SearchIssuesInputFieldsItemDraft             SearchIssuesInputFieldsItem = "draft"
+	SearchIssuesInputFieldsItemLocked            SearchIssuesInputFieldsItem = "locked"
+	SearchIssuesInputFieldsItemHTMLURL           SearchIssuesInputFieldsItem = "html_url"
+	SearchIssuesInputFieldsItemUser              SearchIssuesInputFieldsItem = "user"
 	SearchIssuesInputFieldsItemAuthorAssociation SearchIssuesInputFieldsItem = "author_association"
-	SearchIssuesInputFieldsItemLabels SearchIssuesInputFieldsItem = "labels"
-	SearchIssuesInputFieldsItemAssignee SearchIssuesInputFieldsItem = "assignee"
-	SearchIssuesInputFieldsItemAssignees SearchIssuesInputFieldsItem = "assignees"
-	SearchIssuesInputFieldsItemMilestone SearchIssuesInputFieldsItem = "milestone"
-	SearchIssuesInputFieldsItemComments SearchIssuesInputFieldsItem = "comments"
-	SearchIssuesInputFieldsItemReactions SearchIssuesInputFieldsItem = "reactions"
-	SearchIssuesInputFieldsItemCreatedAt SearchIssuesInputFieldsItem = "created_at"
-	SearchIssuesInputFieldsItemUpdatedAt SearchIssuesInputFieldsItem = "updated_at"
-	SearchIssuesInputFieldsItemClosedAt SearchIssuesInputFieldsItem = "closed_at"
-	SearchIssuesInputFieldsItemClosedBy SearchIssuesInputFieldsItem = "closed_by"
-	SearchIssuesInputFieldsItemType SearchIssuesInputFieldsItem = "type"
-	SearchIssuesInputFieldsItemRepositoryURL SearchIssuesInputFieldsItem = "repository_url"
-	SearchIssuesInputFieldsItemPullRequest SearchIssuesInputFieldsItem = "pull_request"
-	SearchIssuesInputFieldsItemFieldValues SearchIssuesInputFieldsItem = "field_values"
+	SearchIssuesInputFieldsItemLabels            SearchIssuesInputFieldsItem = "labels"
+	SearchIssuesInputFieldsItemAssignee          SearchIssuesInputFieldsItem = "assignee"
+	SearchIssuesInputFieldsItemAssignees         SearchIssuesInputFieldsItem = "assignees"
+	SearchIssuesInputFieldsItemMilestone         SearchIssuesInputFieldsItem = "milestone"
+	SearchIssuesInputFieldsItemComments          SearchIssuesInputFieldsItem = "comments"
+	SearchIssuesInputFieldsItemReactions         SearchIssuesInputFieldsItem = "reactions"
+	SearchIssuesInputFieldsItemCreatedAt         SearchIssuesInputFieldsItem = "created_at"
+	SearchIssuesInputFieldsItemUpdatedAt         SearchIssuesInputFieldsItem = "updated_at"
+	SearchIssuesInputFieldsItemClosedAt          SearchIssuesInputFieldsItem = "closed_at"
+	SearchIssuesInputFieldsItemClosedBy          SearchIssuesInputFieldsItem = "closed_by"
+	SearchIssuesInputFieldsItemType              SearchIssuesInputFieldsItem = "type"
+	SearchIssuesInputFieldsItemRepositoryURL     SearchIssuesInputFieldsItem = "repository_url"
+	SearchIssuesInputFieldsItemPullRequest       SearchIssuesInputFieldsItem = "pull_request"
+	SearchIssuesInputFieldsItemFieldValues       SearchIssuesInputFieldsItem = "field_values"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -16783,17 +16783,17 @@ type SearchIssuesInputSort string
 
 // Values of SearchIssuesInputSort.
 const (
-	SearchIssuesInputSortComments SearchIssuesInputSort = "comments"
-	SearchIssuesInputSortReactions SearchIssuesInputSort = "reactions"
-	SearchIssuesInputSortValue2 SearchIssuesInputSort = "reactions-+1"
-	SearchIssuesInputSortValue3 SearchIssuesInputSort = "reactions--1"
-	SearchIssuesInputSortReactionsSmile SearchIssuesInputSort = "reactions-smile"
+	SearchIssuesInputSortComments              SearchIssuesInputSort = "comments"
+	SearchIssuesInputSortReactions             SearchIssuesInputSort = "reactions"
+	SearchIssuesInputSortValue2                SearchIssuesInputSort = "reactions-+1"
+	SearchIssuesInputSortValue3                SearchIssuesInputSort = "reactions--1"
+	SearchIssuesInputSortReactionsSmile        SearchIssuesInputSort = "reactions-smile"
 	SearchIssuesInputSortReactionsThinkingFace SearchIssuesInputSort = "reactions-thinking_face"
-	SearchIssuesInputSortReactionsHeart SearchIssuesInputSort = "reactions-heart"
-	SearchIssuesInputSortReactionsTada SearchIssuesInputSort = "reactions-tada"
-	SearchIssuesInputSortInteractions SearchIssuesInputSort = "interactions"
-	SearchIssuesInputSortCreated SearchIssuesInputSort = "created"
-	SearchIssuesInputSortUpdated SearchIssuesInputSort = "updated"
+	SearchIssuesInputSortReactionsHeart        SearchIssuesInputSort = "reactions-heart"
+	SearchIssuesInputSortReactionsTada         SearchIssuesInputSort = "reactions-tada"
+	SearchIssuesInputSortInteractions          SearchIssuesInputSort = "interactions"
+	SearchIssuesInputSortCreated               SearchIssuesInputSort = "created"
+	SearchIssuesInputSortUpdated               SearchIssuesInputSort = "updated"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -16917,9 +16917,9 @@ type SearchOrgsInputSort string
 
 // Values of SearchOrgsInputSort.
 const (
-	SearchOrgsInputSortFollowers SearchOrgsInputSort = "followers"
+	SearchOrgsInputSortFollowers    SearchOrgsInputSort = "followers"
 	SearchOrgsInputSortRepositories SearchOrgsInputSort = "repositories"
-	SearchOrgsInputSortJoined SearchOrgsInputSort = "joined"
+	SearchOrgsInputSortJoined       SearchOrgsInputSort = "joined"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -17054,28 +17054,28 @@ type SearchPullRequestsInputFieldsItem string
 
 // Values of SearchPullRequestsInputFieldsItem.
 const (
-	SearchPullRequestsInputFieldsItemNumber SearchPullRequestsInputFieldsItem = "number"
-	SearchPullRequestsInputFieldsItemTitle SearchPullRequestsInputFieldsItem = "title"
-	SearchPullRequestsInputFieldsItemBody SearchPullRequestsInputFieldsItem = "body"
-	SearchPullRequestsInputFieldsItemState SearchPullRequestsInputFieldsItem = "state"
-	SearchPullRequestsInputFieldsItemStateReason SearchPullRequestsInputFieldsItem = "state_reason"
-	SearchPullRequestsInputFieldsItemDraft SearchPullRequestsInputFieldsItem = "draft"
-	SearchPullRequestsInputFieldsItemLocked SearchPullRequestsInputFieldsItem = "locked"
-	SearchPullRequestsInputFieldsItemHTMLURL SearchPullRequestsInputFieldsItem = "html_url"
-	SearchPullRequestsInputFieldsItemUser SearchPullRequestsInputFieldsItem = "user"
+	SearchPullRequestsInputFieldsItemNumber            SearchPullRequestsInputFieldsItem = "number"
+	SearchPullRequestsInputFieldsItemTitle             SearchPullRequestsInputFieldsItem = "title"
+	SearchPullRequestsInputFieldsItemBody              SearchPullRequestsInputFieldsItem = "body"
+	SearchPullRequestsInputFieldsItemState             SearchPullRequestsInputFieldsItem = "state"
+	SearchPullRequestsInputFieldsItemStateReason       SearchPullRequestsInputFieldsItem = "state_reason"
+	SearchPullRequestsInputFieldsItemDraft             SearchPullRequestsInputFieldsItem = "draft"
+	SearchPullRequestsInputFieldsItemLocked            SearchPullRequestsInputFieldsItem = "locked"
+	SearchPullRequestsInputFieldsItemHTMLURL           SearchPullRequestsInputFieldsItem = "html_url"
+	SearchPullRequestsInputFieldsItemUser              SearchPullRequestsInputFieldsItem = "user"
 	SearchPullRequestsInputFieldsItemAuthorAssociation SearchPullRequestsInputFieldsItem = "author_association"
-	SearchPullRequestsInputFieldsItemLabels SearchPullRequestsInputFieldsItem = "labels"
-	SearchPullRequestsInputFieldsItemAssignee SearchPullRequestsInputFieldsItem = "assignee"
-	SearchPullRequestsInputFieldsItemAssignees SearchPullRequestsInputFieldsItem = "assignees"
-	SearchPullRequestsInputFieldsItemMilestone SearchPullRequestsInputFieldsItem = "milestone"
-	SearchPullRequestsInputFieldsItemComments SearchPullRequestsInputFieldsItem = "comments"
-	SearchPullRequestsInputFieldsItemReactions SearchPullRequestsInputFieldsItem = "reactions"
-	SearchPullRequestsInputFieldsItemCreatedAt SearchPullRequestsInputFieldsItem = "created_at"
-	SearchPullRequestsInputFieldsItemUpdatedAt SearchPullRequestsInputFieldsItem = "updated_at"
-	SearchPullRequestsInputFieldsItemClosedAt SearchPullRequestsInputFieldsItem = "closed_at"
-	SearchPullRequestsInputFieldsItemClosedBy SearchPullRequestsInputFieldsItem = "closed_by"
-	SearchPullRequestsInputFieldsItemPullRequest SearchPullRequestsInputFieldsItem = "pull_request"
-	SearchPullRequestsInputFieldsItemRepositoryURL SearchPullRequestsInputFieldsItem = "repository_url"
+	SearchPullRequestsInputFieldsItemLabels            SearchPullRequestsInputFieldsItem = "labels"
+	SearchPullRequestsInputFieldsItemAssignee          SearchPullRequestsInputFieldsItem = "assignee"
+	SearchPullRequestsInputFieldsItemAssignees         SearchPullRequestsInputFieldsItem = "assignees"
+	SearchPullRequestsInputFieldsItemMilestone         SearchPullRequestsInputFieldsItem = "milestone"
+	SearchPullRequestsInputFieldsItemComments          SearchPullRequestsInputFieldsItem = "comments"
+	SearchPullRequestsInputFieldsItemReactions         SearchPullRequestsInputFieldsItem = "reactions"
+	SearchPullRequestsInputFieldsItemCreatedAt         SearchPullRequestsInputFieldsItem = "created_at"
+	SearchPullRequestsInputFieldsItemUpdatedAt         SearchPullRequestsInputFieldsItem = "updated_at"
+	SearchPullRequestsInputFieldsItemClosedAt          SearchPullRequestsInputFieldsItem = "closed_at"
+	SearchPullRequestsInputFieldsItemClosedBy          SearchPullRequestsInputFieldsItem = "closed_by"
+	SearchPullRequestsInputFieldsItemPullRequest       SearchPullRequestsInputFieldsItem = "pull_request"
+	SearchPullRequestsInputFieldsItemRepositoryURL     SearchPullRequestsInputFieldsItem = "repository_url"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -17239,10 +17239,10 @@ type SearchRepositoriesInputSort string
 
 // Values of SearchRepositoriesInputSort.
 const (
-	SearchRepositoriesInputSortStars SearchRepositoriesInputSort = "stars"
-	SearchRepositoriesInputSortForks SearchRepositoriesInputSort = "forks"
+	SearchRepositoriesInputSortStars            SearchRepositoriesInputSort = "stars"
+	SearchRepositoriesInputSortForks            SearchRepositoriesInputSort = "forks"
 	SearchRepositoriesInputSortHelpWantedIssues SearchRepositoriesInputSort = "help-wanted-issues"
-	SearchRepositoriesInputSortUpdated SearchRepositoriesInputSort = "updated"
+	SearchRepositoriesInputSortUpdated          SearchRepositoriesInputSort = "updated"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -17834,13 +17834,13 @@ type UIGetInputMethod string
 
 // Values of UIGetInputMethod.
 const (
-	UIGetInputMethodLabels UIGetInputMethod = "labels"
-	UIGetInputMethodAssignees UIGetInputMethod = "assignees"
-	UIGetInputMethodMilestones UIGetInputMethod = "milestones"
-	UIGetInputMethodIssueTypes UIGetInputMethod = "issue_types"
-	UIGetInputMethodBranches UIGetInputMethod = "branches"
+	UIGetInputMethodLabels      UIGetInputMethod = "labels"
+	UIGetInputMethodAssignees   UIGetInputMethod = "assignees"
+	UIGetInputMethodMilestones  UIGetInputMethod = "milestones"
+	UIGetInputMethodIssueTypes  UIGetInputMethod = "issue_types"
+	UIGetInputMethodBranches    UIGetInputMethod = "branches"
 	UIGetInputMethodIssueFields UIGetInputMethod = "issue_fields"
-	UIGetInputMethodReviewers UIGetInputMethod = "reviewers"
+	UIGetInputMethodReviewers   UIGetInputMethod = "reviewers"
 )
 
 // Valid reports whether e is one of the values the schema allows.

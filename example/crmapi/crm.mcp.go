@@ -925,12 +925,12 @@ type GetDealOutputStage string
 
 // Values of GetDealOutputStage.
 const (
-	GetDealOutputStageLead GetDealOutputStage = "lead"
-	GetDealOutputStageQualified GetDealOutputStage = "qualified"
-	GetDealOutputStageProposal GetDealOutputStage = "proposal"
+	GetDealOutputStageLead        GetDealOutputStage = "lead"
+	GetDealOutputStageQualified   GetDealOutputStage = "qualified"
+	GetDealOutputStageProposal    GetDealOutputStage = "proposal"
 	GetDealOutputStageNegotiation GetDealOutputStage = "negotiation"
-	GetDealOutputStageWon GetDealOutputStage = "won"
-	GetDealOutputStageLost GetDealOutputStage = "lost"
+	GetDealOutputStageWon         GetDealOutputStage = "won"
+	GetDealOutputStageLost        GetDealOutputStage = "lost"
 )
 
 // Valid reports whether e is one of the values the schema lists. A newer
@@ -1106,12 +1106,12 @@ type SearchDealsInputStage string
 
 // Values of SearchDealsInputStage.
 const (
-	SearchDealsInputStageLead SearchDealsInputStage = "lead"
-	SearchDealsInputStageQualified SearchDealsInputStage = "qualified"
-	SearchDealsInputStageProposal SearchDealsInputStage = "proposal"
+	SearchDealsInputStageLead        SearchDealsInputStage = "lead"
+	SearchDealsInputStageQualified   SearchDealsInputStage = "qualified"
+	SearchDealsInputStageProposal    SearchDealsInputStage = "proposal"
 	SearchDealsInputStageNegotiation SearchDealsInputStage = "negotiation"
-	SearchDealsInputStageWon SearchDealsInputStage = "won"
-	SearchDealsInputStageLost SearchDealsInputStage = "lost"
+	SearchDealsInputStageWon         SearchDealsInputStage = "won"
+	SearchDealsInputStageLost        SearchDealsInputStage = "lost"
 )
 
 // Valid reports whether e is one of the values the schema allows.

@@ -1142,9 +1142,9 @@ type GetAnnotatedMessageInputMessageType string
 
 // Values of GetAnnotatedMessageInputMessageType.
 const (
-	GetAnnotatedMessageInputMessageTypeError GetAnnotatedMessageInputMessageType = "error"
+	GetAnnotatedMessageInputMessageTypeError   GetAnnotatedMessageInputMessageType = "error"
 	GetAnnotatedMessageInputMessageTypeSuccess GetAnnotatedMessageInputMessageType = "success"
-	GetAnnotatedMessageInputMessageTypeDebug GetAnnotatedMessageInputMessageType = "debug"
+	GetAnnotatedMessageInputMessageTypeDebug   GetAnnotatedMessageInputMessageType = "debug"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -1459,8 +1459,8 @@ type GetStructuredContentInputLocation string
 
 // Values of GetStructuredContentInputLocation.
 const (
-	GetStructuredContentInputLocationNewYork GetStructuredContentInputLocation = "New York"
-	GetStructuredContentInputLocationChicago GetStructuredContentInputLocation = "Chicago"
+	GetStructuredContentInputLocationNewYork    GetStructuredContentInputLocation = "New York"
+	GetStructuredContentInputLocationChicago    GetStructuredContentInputLocation = "Chicago"
 	GetStructuredContentInputLocationLosAngeles GetStructuredContentInputLocation = "Los Angeles"
 )
 
@@ -1726,7 +1726,7 @@ type GzipFileAsResourceInputOutputType string
 // Values of GzipFileAsResourceInputOutputType.
 const (
 	GzipFileAsResourceInputOutputTypeResourceLink GzipFileAsResourceInputOutputType = "resourceLink"
-	GzipFileAsResourceInputOutputTypeResource GzipFileAsResourceInputOutputType = "resource"
+	GzipFileAsResourceInputOutputTypeResource     GzipFileAsResourceInputOutputType = "resource"
 )
 
 // Valid reports whether e is one of the values the schema allows.

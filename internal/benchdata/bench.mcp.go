@@ -452,10 +452,10 @@ type GetReportOutputDealsItemStage string
 
 // Values of GetReportOutputDealsItemStage.
 const (
-	GetReportOutputDealsItemStageLead GetReportOutputDealsItemStage = "lead"
+	GetReportOutputDealsItemStageLead      GetReportOutputDealsItemStage = "lead"
 	GetReportOutputDealsItemStageQualified GetReportOutputDealsItemStage = "qualified"
-	GetReportOutputDealsItemStageWon GetReportOutputDealsItemStage = "won"
-	GetReportOutputDealsItemStageLost GetReportOutputDealsItemStage = "lost"
+	GetReportOutputDealsItemStageWon       GetReportOutputDealsItemStage = "won"
+	GetReportOutputDealsItemStageLost      GetReportOutputDealsItemStage = "lost"
 )
 
 // Valid reports whether e is one of the values the schema lists. A newer

@@ -417,11 +417,15 @@ func docf(format string, args ...any) *jen.Statement {
 func fieldComment(lines ...string) []jen.Code { return commentWidth(fieldDocWidth, lines...) }
 
 func commentWidth(width int, lines ...string) []jen.Code {
+	text := docText(strings.Join(lines, "\n"), width)
+	if len(text) == 0 {
+		return nil
+	}
 	var out []jen.Code
-	if len(lines) > 0 && lines[0] == "" {
+	if lines[0] == "" {
 		out = append(out, jen.Comment("//"))
 	}
-	for _, l := range docText(strings.Join(lines, "\n"), width) {
+	for _, l := range text {
 		switch {
 		case l == "":
 			out = append(out, jen.Comment("//"))

@@ -280,14 +280,14 @@ type AddIssueReactionInputContent string
 
 // Values of AddIssueReactionInputContent.
 const (
-	AddIssueReactionInputContentPlus1 AddIssueReactionInputContent = "+1"
-	AddIssueReactionInputContentMinus1 AddIssueReactionInputContent = "-1"
-	AddIssueReactionInputContentLaugh AddIssueReactionInputContent = "laugh"
+	AddIssueReactionInputContentPlus1    AddIssueReactionInputContent = "+1"
+	AddIssueReactionInputContentMinus1   AddIssueReactionInputContent = "-1"
+	AddIssueReactionInputContentLaugh    AddIssueReactionInputContent = "laugh"
 	AddIssueReactionInputContentConfused AddIssueReactionInputContent = "confused"
-	AddIssueReactionInputContentHeart AddIssueReactionInputContent = "heart"
-	AddIssueReactionInputContentHooray AddIssueReactionInputContent = "hooray"
-	AddIssueReactionInputContentRocket AddIssueReactionInputContent = "rocket"
-	AddIssueReactionInputContentEyes AddIssueReactionInputContent = "eyes"
+	AddIssueReactionInputContentHeart    AddIssueReactionInputContent = "heart"
+	AddIssueReactionInputContentHooray   AddIssueReactionInputContent = "hooray"
+	AddIssueReactionInputContentRocket   AddIssueReactionInputContent = "rocket"
+	AddIssueReactionInputContentEyes     AddIssueReactionInputContent = "eyes"
 )
 
 // Valid reports whether e is one of the values the schema allows.
@@ -379,7 +379,7 @@ type ListIssuesInputState string
 
 // Values of ListIssuesInputState.
 const (
-	ListIssuesInputStateOpen ListIssuesInputState = "OPEN"
+	ListIssuesInputStateOpen   ListIssuesInputState = "OPEN"
 	ListIssuesInputStateClosed ListIssuesInputState = "CLOSED"
 )
 
@@ -519,7 +519,7 @@ type ListIssuesOutputIssuesItemState string
 
 // Values of ListIssuesOutputIssuesItemState.
 const (
-	ListIssuesOutputIssuesItemStateOpen ListIssuesOutputIssuesItemState = "OPEN"
+	ListIssuesOutputIssuesItemStateOpen   ListIssuesOutputIssuesItemState = "OPEN"
 	ListIssuesOutputIssuesItemStateClosed ListIssuesOutputIssuesItemState = "CLOSED"
 )
 

@@ -930,7 +930,7 @@ type APIPostPageOutputIconType string
 
 // Values of APIPostPageOutputIconType.
 const (
-	APIPostPageOutputIconTypeEmoji APIPostPageOutputIconType = "emoji"
+	APIPostPageOutputIconTypeEmoji    APIPostPageOutputIconType = "emoji"
 	APIPostPageOutputIconTypeExternal APIPostPageOutputIconType = "external"
 )
 
