@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/gen/internal/par"
+	"github.com/mcpgen/mcpgen/gen/internal/synth"
 	"github.com/mcpgen/mcpgen/internal/testcorpus"
 	"github.com/mcpgen/mcpgen/manifest"
 )
@@ -57,6 +58,8 @@ func TestNamesDoNotDependOnOtherTools(t *testing.T) {
 		"bindings/github":     "../bindings/mcp/github.json",
 		"bindings/memory":     "../bindings/mcp/memory.json",
 		"bindings/sequential": "../bindings/mcp/sequentialthinking.json",
+		"benchdata":           "../internal/benchdata/bench.json",
+		"cmd/list":            "../cmd/mcpgen/testdata/list/crm.json",
 	}
 	for _, name := range slices.Sorted(maps.Keys(manifests)) {
 		data, err := os.ReadFile(manifests[name])
@@ -71,6 +74,7 @@ func TestNamesDoNotDependOnOtherTools(t *testing.T) {
 		}
 		corpora = append(corpora, c)
 	}
+	corpora = append(corpora, corpus{"synthetic-40", Config{Package: "p", Inputs: []Input{{Name: "synth.json", Data: synth.ToolsList(40)}}}, 3, 0})
 	t.Run("corpus/github", func(t *testing.T) {
 		data := testcorpus.Require(t, testcorpus.GitHubTools)
 		corpora = append(corpora, corpus{"corpus/github", Config{Package: "p", Inputs: []Input{{Name: "github.json", Data: data}}}, 14, 0})
