@@ -74,7 +74,7 @@ func TestNamesDoNotDependOnOtherTools(t *testing.T) {
 		}
 		corpora = append(corpora, c)
 	}
-	corpora = append(corpora, corpus{"synthetic-40", Config{Package: "p", Inputs: []Input{{Name: "synth.json", Data: synth.ToolsList(40)}}}, 3, 0})
+	corpora = append(corpora, corpus{"synthetic-40", Config{Package: "p", Inputs: []Input{{Name: "synth.json", Data: synth.ToolsList(40)}}}, 8, 0})
 	t.Run("corpus/github", func(t *testing.T) {
 		data := testcorpus.Require(t, testcorpus.GitHubTools)
 		corpora = append(corpora, corpus{"corpus/github", Config{Package: "p", Inputs: []Input{{Name: "github.json", Data: data}}}, 14, 0})
