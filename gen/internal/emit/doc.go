@@ -43,9 +43,40 @@ type docBlock struct {
 }
 
 var (
-	listMarker = regexp.MustCompile(`^([-*+•]|\d{1,9}[.)])[ \t]+`)
-	heading    = regexp.MustCompile(`^#{1,6}[ \t]+`)
+	listMarkerRE = regexp.MustCompile(`^([-*+•]|\d{1,9}[.)])[ \t]+`)
+	headingRE    = regexp.MustCompile(`^#{1,6}[ \t]+`)
 )
+
+// listMarker and heading match a line's start, the regular expressions run
+// only for lines that can (most cannot: comments are written for every
+// declaration).
+var (
+	listMarker = prefilter{listMarkerRE, "-*+•0123456789"}
+	heading    = prefilter{headingRE, "#"}
+)
+
+type prefilter struct {
+	re    *regexp.Regexp
+	first string // the bytes a match can start with
+}
+
+func (f prefilter) MatchString(s string) bool {
+	return s != "" && strings.IndexByte(f.first, s[0]) >= 0 && f.re.MatchString(s)
+}
+
+func (f prefilter) FindString(s string) string {
+	if !f.MatchString(s) {
+		return ""
+	}
+	return f.re.FindString(s)
+}
+
+func (f prefilter) ReplaceAllString(s, repl string) string {
+	if !f.MatchString(s) {
+		return s
+	}
+	return f.re.ReplaceAllString(s, repl)
+}
 
 // docText returns the comment lines (without "//") for text, at most
 // width wide where words allow.
@@ -212,10 +243,24 @@ func parseDoc(text string) []docBlock {
 // clean makes tabs spaces (a leading tab four) and drops control
 // characters and line separators.
 func clean(s string) string {
+	if isPlain(s) {
+		return strings.TrimRight(s, " ")
+	}
 	s = strings.ReplaceAll(s, "\r", "")
 	lead := len(s) - len(strings.TrimLeft(s, " \t"))
 	s = strings.ReplaceAll(s[:lead], "\t", "    ") + strings.ReplaceAll(s[lead:], "\t", " ")
 	return strings.TrimRightFunc(strings.Map(dropControl, s), unicode.IsSpace)
+}
+
+// isPlain reports whether s is printable ASCII without tabs, which clean
+// leaves as it is.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 func dropControl(r rune) rune {
@@ -240,25 +285,45 @@ func trimBlank(lines []string) []string {
 // with what would make it something else to go doc or Markdown (a list
 // marker, a heading's #): such a word stays on the line before.
 func wrapLine(s string, width int, first, rest string) []string {
+	if len(first)+len(s) <= width && s != "" && s[0] != ' ' && s[len(s)-1] != ' ' && !strings.Contains(s, "  ") {
+		return []string{first + s} // fits, as most lines do (bytes are at least runes)
+	}
 	words := strings.Fields(s)
 	if len(words) == 0 {
 		return []string{strings.TrimRight(first, " ")}
 	}
 	var out []string
-	line := first + words[0]
+	var line strings.Builder
+	line.WriteString(first)
+	line.WriteString(words[0])
+	n := utf8.RuneCountInString(first) + utf8.RuneCountInString(words[0])
 	for _, w := range words[1:] {
-		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width && !startsBlock(w) {
-			out = append(out, line)
-			line = rest + w
+		wn := utf8.RuneCountInString(w)
+		if n+1+wn > width && !startsBlock(w) {
+			out = append(out, line.String())
+			line.Reset()
+			line.WriteString(rest)
+			line.WriteString(w)
+			n = utf8.RuneCountInString(rest) + wn
 			continue
 		}
-		line += " " + w
+		line.WriteByte(' ')
+		line.WriteString(w)
+		n += 1 + wn
 	}
-	return append(out, line)
+	return append(out, line.String())
 }
 
 // startsBlock reports whether a line starting with word w would start a
 // list item or a heading.
 func startsBlock(w string) bool {
-	return w == "#" || strings.Trim(w, "#") == "" || listMarker.MatchString(w+" ")
+	switch {
+	case w == "":
+		return false
+	case w[0] == '#':
+		return strings.Trim(w, "#") == ""
+	case strings.IndexByte(listMarker.first, w[0]) < 0:
+		return false
+	}
+	return listMarker.MatchString(w + " ")
 }
