@@ -879,16 +879,6 @@ func tryOrder(infos []*variantInfo, idx []int) []int {
 	return out
 }
 
-func countOf(ss []string, s string) int {
-	n := 0
-	for _, x := range ss {
-		if x == s {
-			n++
-		}
-	}
-	return n
-}
-
 func (vi *variantInfo) discValueText(member string) string {
 	p := vi.resolved.get("properties").get(member)
 	if c := p.get("const"); c != nil {

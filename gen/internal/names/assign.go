@@ -144,11 +144,11 @@ func nameScope(ts []*ir.Type) {
 // unstutter returns the segment to append to the name p: seg without the
 // words it starts with that p ends with (ItemsItem + ItemOwner →
 // ItemsItemOwner). For a named type (declared) the result must not be a
-// name taken in the tool; when leaving words out gives a taken name, or
-// nothing (the type would be named as its parent: a member text in a
-// variant Text), "Value" follows what is left
-// (...RichTextItemText + Text → ...RichTextItemTextValue), and when that
-// is taken too the segment stays as it is.
+// name taken in the tool; when leaving words out gives a taken name (the
+// parent's own, when nothing is left: a member text in a variant Text),
+// "Value" follows what is left (...RichTextItemText + Text →
+// ...RichTextItemTextValue), and when that is taken too the segment stays
+// as it is.
 func unstutter(p, seg string, named bool, isTaken func(string) bool) string {
 	rest := seg
 	for {
@@ -161,10 +161,9 @@ func unstutter(p, seg string, named bool, isTaken func(string) bool) string {
 			break
 		}
 	}
-	if rest == seg || !named {
-		return rest
-	}
-	if rest != "" && !isTaken(p+rest) {
+	if rest == seg || !named || !isTaken(p+rest) {
+		// Nothing left is the parent's name, free when the parent is not
+		// declared (an array of arrays: ...ItemsItem + Item).
 		return rest
 	}
 	if !isTaken(p + rest + "Value") {
