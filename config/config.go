@@ -60,14 +60,24 @@ type Server struct {
 	// InputExtras gives every open input object of the generated code an
 	// AdditionalProperties field (key inputExtras; default false).
 	InputExtras bool
-	// KeepShapesApart keeps structurally identical inline objects separate
-	// types (key keepShapesApart; default false: they are shared).
+	// KeepShapesApart gives structurally identical types a declaration
+	// each (key keepShapesApart; default false: one type, the other names
+	// aliases of it).
 	KeepShapesApart bool
 	// CheckFormats makes generated Validate methods check the formats
 	// date, date-time, email, uri and uuid (key checkFormats).
 	CheckFormats bool
-	Identity     *Identity // nil when not configured
-	Gate         *Gate     // nil when not configured
+	// Names pins Go identifiers (key names): the key is
+	// "<tool>#<JSON Pointer within the tool object>", the pointer under
+	// /inputSchema or /outputSchema (a type, field, enum constant or union
+	// variant), or "*#<pointer>" for that pointer in every tool that has
+	// it; the value is an exported Go identifier. The schema a model is
+	// shown does not change.
+	Names map[string]string
+	// NamesPos is where each Names key is written.
+	NamesPos map[string]Pos
+	Identity *Identity // nil when not configured
+	Gate     *Gate     // nil when not configured
 	// Auth is the server's OAuth client configuration (nil: none).
 	Auth *Auth
 	// Resources configures the generated resource accessors.
@@ -237,7 +247,7 @@ var (
 var (
 	topKeys    = []string{"version", "servers"}
 	serverKeys = []string{"id", "stdio", "http", "sse", "tools", "manifest", "package", "out", "identity", "gate", "resources",
-		"inputExtras", "keepShapesApart", "checkFormats", "protocolVersion", "capabilities", "auth"}
+		"inputExtras", "keepShapesApart", "checkFormats", "names", "protocolVersion", "capabilities", "auth"}
 	resourceKeys = []string{"bind"}
 	bindKeys     = []string{"schema", "goName", "tool", "toolName"}
 	stdioKeys    = []string{"command", "args", "env", "dir"}
@@ -399,6 +409,9 @@ func (d *decoder) server(n *yaml.Node, p string, cfg *Config) *Server {
 				d.errorf(f.val, join(p, key), "expected true or false, found %s", describe(f.val))
 			}
 		}
+	}
+	if f, ok := fs["names"]; ok {
+		s.Names, s.NamesPos = d.names(f, s)
 	}
 	if f, ok := fs["identity"]; ok {
 		s.Identity = d.identity(f, p)
@@ -713,6 +726,53 @@ func (d *decoder) tools(f field, p string) Tools {
 		}
 	}
 	return t
+}
+
+// names reads the names key: keys "<tool>#<pointer>" or "*#<pointer>",
+// the pointer under /inputSchema or /outputSchema; values exported Go
+// identifiers. The manifest, once it exists, is checked by CheckNames.
+func (d *decoder) names(f field, s *Server) (map[string]string, map[string]Pos) {
+	names, pos := map[string]string{}, map[string]Pos{}
+	for _, kv := range d.pairs(f.val, f.path) {
+		tool, ptr, ok := strings.Cut(kv.key.Value, "#")
+		switch {
+		case !ok:
+			d.errorf(kv.key, f.path, "key %q: expected <tool>#<JSON Pointer>, e.g. \"create_issue#/inputSchema/properties/user_id\", or *#<JSON Pointer> for every tool", kv.key.Value)
+			continue
+		case tool != "*" && !toolNameRE.MatchString(tool):
+			d.errorf(kv.key, f.path, "key %q: %q is not a valid tool name (or * for every tool)", kv.key.Value, tool)
+			continue
+		case ptr != "/inputSchema" && ptr != "/outputSchema" && !strings.HasPrefix(ptr, "/inputSchema/") && !strings.HasPrefix(ptr, "/outputSchema/"):
+			d.errorf(kv.key, f.path, "key %q: the JSON Pointer must be within the tool's /inputSchema or /outputSchema", kv.key.Value)
+			continue
+		case !validPointer(ptr):
+			d.errorf(kv.key, f.path, "key %q: %q is not a JSON Pointer (~ must be followed by 0 or 1)", kv.key.Value, ptr)
+			continue
+		case tool != "*" && !s.Keep(tool):
+			d.errorf(kv.key, kv.path, "tool %q is filtered out by include/exclude", tool)
+			continue
+		}
+		v, ok := d.str(kv.val, kv.path)
+		if !ok {
+			continue
+		}
+		if !goNameRE.MatchString(v) {
+			d.errorf(kv.val, kv.path, "%q must be an exported Go identifier", v)
+			continue
+		}
+		names[kv.key.Value], pos[kv.key.Value] = v, d.pos(kv.key)
+	}
+	return names, pos
+}
+
+// validPointer reports whether every ~ in a JSON Pointer escapes / or ~.
+func validPointer(ptr string) bool {
+	for i := 0; i < len(ptr); i++ {
+		if ptr[i] == '~' && (i+1 == len(ptr) || ptr[i+1] != '0' && ptr[i+1] != '1') {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) identity(f field, p string) *Identity {

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -62,6 +64,69 @@ func (s *Server) CheckTools(tools map[string][]string) error {
 	}
 	d := &decoder{errs: errs} // err sorts them by position
 	return d.err()
+}
+
+// CheckNames checks the keys of names against the tools the manifest
+// holds (wire name → the tool's JSON object): a key whose tool is not
+// there, or whose pointer names nothing in that tool (for "*#", in any
+// tool), is an error at its place in the config, as *Error values sorted
+// by position. What a pointer there names must also be something the
+// generator names (a type, field, constant or variant), which generating
+// checks.
+func (s *Server) CheckNames(tools map[string]json.RawMessage) error {
+	var errs []*Error
+	for key := range s.Names {
+		p := s.NamesPos[key]
+		at := func(format string, args ...any) {
+			errs = append(errs, &Error{File: p.File, Line: p.Line, Col: p.Col, Path: s.path + ".names", Msg: fmt.Sprintf(format, args...), Server: s.ID})
+		}
+		tool, ptr, _ := strings.Cut(key, "#")
+		if tool == "*" {
+			if !slices.ContainsFunc(slices.Collect(maps.Values(tools)), func(raw json.RawMessage) bool { return pointerIn(raw, ptr) }) {
+				at("%q: no tool in %s has anything at %s", key, s.Manifest, ptr)
+			}
+			continue
+		}
+		raw, ok := tools[tool]
+		switch {
+		case !ok:
+			at("%q: %q names no tool in %s (%s)", key, tool, s.Manifest, listSome(slices.Sorted(maps.Keys(tools))))
+		case !pointerIn(raw, ptr):
+			at("%q: tool %q has nothing at %s", key, tool, ptr)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	d := &decoder{errs: errs}
+	return d.err()
+}
+
+// pointerIn reports whether the JSON Pointer ptr names a value in raw.
+func pointerIn(raw json.RawMessage, ptr string) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) || tok != strconv.Itoa(i) {
+				return false
+			}
+			v = x[i]
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // listSome names up to a dozen items, and how many more there are.

@@ -342,7 +342,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 				continue
 			}
 			t.SchemaHash = pre[i].hash
-			hint := "give one tool another naming name (config renames)"
+			hint := "rename one of the tools (config tools.rename)"
 			ns := []struct{ name, what string }{
 				{emit.Factory(t.GoName), "factory"},
 				{emit.DescriptorVar(t.GoName), "descriptor"},
@@ -363,7 +363,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 			}
 			for _, m := range emit.ClientMethods {
 				if t.GoName == m {
-					probs = append(probs, names.Problem{Loc: loc, Msg: fmt.Sprintf("tool %q: its %s method %s is also a generated method of %s; give the tool another naming name (config renames)",
+					probs = append(probs, names.Problem{Loc: loc, Msg: fmt.Sprintf("tool %q: its %s method %s is also a generated method of %s; rename the tool (config tools.rename)",
 						e.Key, s.server.ClientType(), m, s.server.ClientType())})
 				}
 			}
@@ -371,7 +371,7 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 		}
 		for _, n := range s.server.PackageNames() {
 			decls = append(decls, names.Decl{Name: n, Where: fmt.Sprintf("the generated %s of %s", n, s.in.Name), Pos: first,
-				Hint: "give the tool another naming name (config renames)"})
+				Hint: "rename the tool (config tools.rename)"})
 		}
 	}
 	return decls, probs, errs

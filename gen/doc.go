@@ -4,9 +4,10 @@
 // The pipeline is load → IR → names → emit → format, each stage a pure
 // function: manifest.Parse reads each input (an mcpgen manifest, a raw
 // tools/list result or a single Tool object, detected automatically),
-// ir.Build normalises every input and output schema, names.Assign gives the
-// whole sorted set its Go names in one pass, and emit renders one file per
-// input (crm.json → crm.mcp.go) with jennifer, building and formatting one
+// ir.Build normalises every input and output schema, names.Assign gives
+// each type its Go name from its own tool's schemas, ir.Share makes types of
+// one shape one Go type (the other names aliases of it), and emit renders
+// one file per input (crm.json → crm.mcp.go) with jennifer, building and formatting one
 // declaration at a time so memory does not grow with the file. An output
 // past 4 MiB continues in crm_2.mcp.go, crm_3.mcp.go... (PartName), split
 // at declaration boundaries by size alone, so the same input always splits
@@ -94,15 +95,17 @@
 //     a field, and a model's arguments are sent as written). Other union
 //     variants follow the same rule. An object without properties →
 //     map[string]T.
-//   - Structurally identical inline objects of one input (the memory
-//     server's five entity schemas) become one named type, named by the
-//     segments every copy's name ends with (EntitiesItem) when that is
-//     free, else after the copy that comes first by tool, role and JSON
-//     Pointer; inputs and outputs never share. Config.KeepShapesApart
-//     turns this off.
-//   - $defs and definitions keep their names when the name is unique among
-//     all schemas generated together, else <Root><Name>. Recursive
-//     references work: fields that close a cycle of structs are pointers.
+//   - Structurally identical types of one input (structs, unions, enums,
+//     named arrays and maps; the memory server's entity schemas) are one
+//     Go type, declared under the name of the place that comes first
+//     (a pinned one, then by tool, role and JSON Pointer); every other
+//     place's name is an alias of it, with its own union constructors and
+//     enum constants. Inputs, outputs and resource contents never share,
+//     nor roots or recursive types. Config.KeepShapesApart gives every
+//     place its own type.
+//   - $defs and definitions are named <Root><Name>
+//     (APIPostPageInputParentRequest). Recursive references work: fields
+//     that close a cycle of structs are pointers.
 //   - oneOf/anyOf → a sum type: a struct with unexported variant fields,
 //     a constructor per variant (<Union>Of<V>(v), so a value is written in
 //     one expression: Shape: DrawInputShapeOfCircle(DrawInputShapeCircle{Radius: 1})),
@@ -180,6 +183,23 @@
 //
 // # Names
 //
+// A tool's exported identifiers depend only on its own schemas and on the
+// config (Config.Renames, Config.GoNames): adding, removing or changing
+// another tool leaves every one of them as it was (the shapes of its types
+// too); mcpgen check reports a change that would remove one as breaking.
+// Roots are <Tool>Input and <Tool>Output; every other type is its parent's
+// name and its own segment (the field name, Item, Value, the variant's
+// name), a $defs entry's parent being its root. A segment that starts with
+// the words its parent's name ends with leaves them out
+// (...ItemsItem + ItemOwner → ...ItemsItemOwner), and Value follows what is
+// left when that is nothing or a name the tool has (...ItemText + Text →
+// ...ItemTextValue). Union variants are named by the first of these no
+// other variant shares: a pin, the title, the value of a const
+// discriminator or required const member, the definition name of a $ref,
+// the required member only it has (or its only one), the format, the JSON
+// type when no other variant left has it, for variants of one JSON type a
+// property only it has, then the JSON type and place (String1, String2).
+//
 // Identifiers come from splitting names on non-alphanumerics and case
 // changes, with initialisms upper-cased (user_id and userId → UserID) and
 // an X in front of names that would not start with an upper-case letter.
@@ -192,14 +212,22 @@
 // point. A field named like a generated method (Validate, MarshalJSON,
 // UnmarshalJSON) gets a trailing underscore. Two declarations with the
 // same Go name are an error naming both positions (file:line:col and JSON
-// Pointer), resolved with Config.Renames (a tool's naming name) or
-// Config.GoNames / x-go-name (a pinned identifier); names never depend on
+// Pointer) and the key that would name one (config names), resolved with
+// Config.Renames (a tool's naming name) or Config.GoNames / x-go-name (a
+// pinned identifier; "*#<pointer>" pins a place in every tool that has
+// it, and places pinned alike must have one shape); names never depend on
 // the order they are met in. A nested type's name longer than 40
-// characters (names.MaxName) is shortened to its base (the tool's Input
-// or Output, a $defs name or a pin) and as many of its last segments as
-// fit, generic Item and Value left out unless last (then with the segment
-// before: ...RichTextItemsItem), when no other type has or would get that
-// name; otherwise it keeps its full name.
+// characters (names.MaxName) is shortened to its base (the tool's Input or
+// Output, a $defs entry or a pin) and as many of its last segments as fit,
+// generic Item and Value left out unless last (then with the segment
+// before: ...RichTextItemsItem), when the result does not stutter and no
+// other type of the tool has or would get that name; otherwise it keeps
+// its full name.
+//
+// Doc comments are wrapped at 80 columns and written as go doc reads the
+// Markdown of descriptions: headings, and lines go doc would take for
+// headings, stay paragraphs; list items are go doc list items; fenced and
+// indented code are code blocks.
 //
 // # Why unions are structs with constructors
 //

@@ -55,9 +55,16 @@ type Config struct {
 	// tool object>", e.g. "create_issue#/inputSchema/properties/user_id"
 	// (the field; types nested in it are named after it),
 	// "create_issue#/inputSchema/$defs/User" (a type), or
-	// ".../enum/2" (a constant). The x-go-name keyword in a schema does the
-	// same. Pins resolve name collisions.
+	// ".../enum/2" (a constant), ".../anyOf/1" (a variant: its
+	// constructor and methods, and the name of its inline type), or
+	// "*#<pointer>" for that pointer in every tool that has it (a tool's
+	// own key wins). The x-go-name keyword in a schema does the same, but
+	// shows in the schema a model is shown; a pin does not. Pins resolve
+	// name collisions and give shared shapes short names.
 	GoNames map[string]string
+	// GoNamePos says where each GoNames key is written (a config file's
+	// "file:line:col"), for the error when a key pins nothing.
+	GoNamePos map[string]string
 	// StripArgs maps a wire tool name to the argument that carries the
 	// caller's identity (config identity.argument): it is removed from the
 	// Input type and from the schema a model is shown, and the tool's
@@ -80,8 +87,10 @@ type Config struct {
 	// variants; other undeclared members are ignored when decoding.
 	InputExtras bool
 	// KeepShapesApart turns off sharing (config keepShapesApart):
-	// otherwise structurally identical inline objects of one input become
-	// one named type (see ir.Share).
+	// otherwise structurally identical types of one input are one Go type,
+	// declared under the name of its first place and aliased under the
+	// others' (see ir.Share). Places pinned to one name are one type
+	// either way.
 	KeepShapesApart bool
 	// CheckFormats makes Validate check the formats date, date-time,
 	// email, uri and uuid by their RFCs' grammars (config checkFormats,
@@ -131,16 +140,22 @@ func Generate(cfg Config) (files map[string][]byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	files = map[string][]byte{}
+	return render(cfg, p)
+}
+
+// render emits the planned inputs and gives up the plan as it goes.
+func render(cfg Config, p *planned) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	var errs []error
 	inputs := p.inputs
-	p = nil
+	p.inputs, p.roots = nil, nil
 	for k, s := range inputs {
 		seen := map[*ir.Type]bool{}
 		var types []*ir.Type
 		for _, r := range s.roots {
 			types = append(types, ir.Named(r.Type, seen)...)
 		}
+		types = ir.Declared(types)
 		f := emit.File{Source: s.in.Name, Package: cfg.Package, Roots: s.roots, Types: types, Tools: s.tools, Server: s.server,
 			Resources: s.res.resources, Prompts: s.res.prompts, Readers: s.res.readers}
 		// Render is then the only holder of this input's IR, and frees it
@@ -267,7 +282,7 @@ func plan(cfg Config) (*planned, error) {
 					member = "outputSchema"
 				}
 				data := tool[member]
-				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
+				sc := &ir.Schema{Tool: e.Key, Bare: bare, Role: role, ToolDoc: strings.Join(doc, "\n\n"), File: in.Name, Input: in.Name, Base: e.Pointer + "/" + member, Pins: pinsFor(cfg.GoNames, e.Key, "/"+member), InputExtras: cfg.InputExtras, CheckFormats: cfg.CheckFormats}
 				if ov, ok := cfg.Overrides[e.Key]; ok {
 					o := ov.InputSchema
 					if role == "Output" {
@@ -338,20 +353,10 @@ func plan(cfg Config) (*planned, error) {
 		types = append(types, ir.Named(r.Type, seen)...)
 	}
 	ir.Finish(types)
-	if !cfg.KeepShapesApart {
-		// Naming once without sharing tells which names are taken.
-		_ = names.Assign(roots, types)
-		taken := map[string]bool{}
-		for _, t := range types {
-			taken[t.GoName] = true
-			t.GoName = ""
-		}
-		ir.Share(roots, taken)
-		seen, types = map[*ir.Type]bool{}, nil
-		for _, r := range roots {
-			types = append(types, ir.Named(r.Type, seen)...)
-		}
-	}
+	// Names first, each from its tool's own schemas; sharing then only
+	// decides which of them are aliases.
+	names.Assign(types)
+	ir.Share(roots, types, cfg.KeepShapesApart)
 	var resSets []*resourceSet
 	for _, s := range srcs {
 		s.res.attach(roots)
@@ -359,7 +364,7 @@ func plan(cfg Config) (*planned, error) {
 	}
 	decls, probs, bErrs2 := prepareBindings(srcs, schemas, index, roots, cfg.Gate)
 	errs = append(errs, bErrs2...)
-	probs = append(probs, names.AssignWith(roots, types, decls)...)
+	probs = append(probs, names.Collisions(roots, types, decls)...)
 	// The other position of a collision gets its line and column too.
 	lineCol := func(l ir.Loc) string {
 		var e *manifest.Error
@@ -408,17 +413,23 @@ func plan(cfg Config) (*planned, error) {
 	return &planned{inputs: srcs, roots: roots}, nil
 }
 
+// pinsFor returns the pins of GoNames for one schema of a tool (member is
+// /inputSchema or /outputSchema), by JSON Pointer within the schema: the
+// tool's own keys, and the "*#" keys, which pin a pointer in every tool
+// that has it; the tool's own key wins.
 func pinsFor(goNames map[string]string, tool, member string) map[string]string {
 	out := map[string]string{}
-	for k, v := range goNames {
-		t, ptr, ok := strings.Cut(k, "#")
-		if !ok || t != tool {
-			continue
-		}
-		if ptr == member {
-			out[""] = v
-		} else if rest, ok := strings.CutPrefix(ptr, member+"/"); ok {
-			out["/"+rest] = v
+	for _, own := range []bool{false, true} {
+		for k, v := range goNames {
+			t, ptr, ok := strings.Cut(k, "#")
+			if !ok || (t == tool) != own || !own && t != "*" {
+				continue
+			}
+			if ptr == member {
+				out[""] = v
+			} else if rest, ok := strings.CutPrefix(ptr, member+"/"); ok {
+				out["/"+rest] = v
+			}
 		}
 	}
 	return out
@@ -440,11 +451,10 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 			member = "/outputSchema"
 		}
 		for ptr := range s.PinsUsed {
-			if ptr == "" {
-				used[s.Tool+"#"+member] = true
-			} else {
-				used[s.Tool+"#"+member+ptr] = true
-			}
+			// The tool's own key, and the "*#" one, which names the place
+			// in every tool that has it (some may name it themselves).
+			used[s.Tool+"#"+member+ptr] = true
+			used["*#"+member+ptr] = true
 		}
 		if s.Role == "Input" {
 			var top struct {
@@ -459,18 +469,23 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 	}
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(cfg.GoNames)) {
-		if !used[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: goNames key %q matches no schema location (expected \"<tool>#/inputSchema/...\" or \"<tool>#/outputSchema/...\")", k))
+		if used[k] {
+			continue
 		}
+		where := "mcpgen"
+		if p := cfg.GoNamePos[k]; p != "" {
+			where = p
+		}
+		errs = append(errs, fmt.Errorf("%s: names key %q names nothing mcpgen generates: expected \"<tool>#/inputSchema/...\" or \"<tool>#/outputSchema/...\" (or \"*#...\") pointing at a schema that becomes a type, a property, an enum value or a union variant", where, k))
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Renames)) {
 		if !tools[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: renames key %q names no tool", k))
+			errs = append(errs, fmt.Errorf("mcpgen: tools.rename key %q names no tool", k))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Overrides)) {
 		if !tools[k] {
-			errs = append(errs, fmt.Errorf("mcpgen: overrides key %q names no tool", k))
+			errs = append(errs, fmt.Errorf("mcpgen: tools.override key %q names no tool", k))
 		}
 	}
 	if cfg.Gate != nil {
@@ -481,7 +496,7 @@ func unusedConfig(cfg Config, schemas []*ir.Schema) []error {
 		}
 		for _, k := range slices.Sorted(maps.Keys(cfg.Gate.Tools)) {
 			if !tools[k] {
-				errs = append(errs, fmt.Errorf("mcpgen: gate tools key %q names no tool", k))
+				errs = append(errs, fmt.Errorf("mcpgen: gate.tools key %q names no tool", k))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/format"
 	"maps"
 	"os"
 	"path/filepath"
@@ -179,6 +180,9 @@ func TestGoldenProperties(t *testing.T) {
 				}
 				if strings.Contains(src, "/tmp/") || strings.Contains(src, "/work/") {
 					t.Errorf("%s: output mentions an absolute path", n)
+				}
+				if f, err := format.Source([]byte(src)); err != nil || string(f) != src {
+					t.Errorf("%s: output is not as gofmt writes it (%v)", n, err)
 				}
 			}
 			shuffled := c.cfg

@@ -98,7 +98,7 @@ func planResources(cfg Config, f *manifest.File, index map[*ir.Schema]*manifest.
 			}
 			r.Schema = compact.Bytes()
 			sc := &ir.Schema{Tool: e.Key, Bare: r.GoName, Role: "Content", Data: b.Schema, Resource: true,
-				File: "resources.bind.schema", Pins: map[string]string{"": r.GoName + "Content"}}
+				File: "resources.bind.schema", Input: f.Name, Pins: map[string]string{"": r.GoName + "Content"}}
 			ix, err := manifest.NewIndex(b.Schema)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("mcpgen: %s: invalid JSON: %v", sc.File, err))
@@ -277,7 +277,7 @@ func unusedBindings(cfg Config, used map[string]bool) []error {
 // CheckTools or Toolset are reported elsewhere, once.
 func clientMethodCollisions(srcs []*srcInput) []names.Problem {
 	var probs []names.Problem
-	const hint = "rename the tool (config renames) or pin another Go name for the resource (config resources.bind[<uri>].goName)"
+	const hint = "rename the tool (config tools.rename) or pin another Go name for the resource (config resources.bind[<uri>].goName)"
 	for _, s := range srcs {
 		type owner struct {
 			what  string

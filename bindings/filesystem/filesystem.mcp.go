@@ -5,7 +5,6 @@ package filesystem
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
@@ -79,11 +78,11 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the filesystem server's tools with typed inputs and outputs,
-// and reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// Client calls the filesystem server's tools with typed inputs and outputs, and
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller                     mcpruntime.Caller
 	opts                       []mcpruntime.Option
@@ -128,17 +127,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "create_directory", "directory_tree", "edit_file", "get_file_info", "list_allowed_directories", "list_directory", "list_directory_with_sizes", "move_file", "read_file", "read_media_file", "read_multiple_files", "read_text_file", "search_files", "write_file")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -225,8 +224,8 @@ func NewCreateDirectory(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcprunt
 	return mcpruntime.NewTool[CreateDirectoryInput, CreateDirectoryOutput](&CreateDirectoryDescriptor, c, opts...)
 }
 
-// DirectoryTreeDescriptor describes the "directory_tree" tool as snapshotted
-// in mcp/filesystem.json. The server sent none of destructiveHint and
+// DirectoryTreeDescriptor describes the "directory_tree" tool as snapshotted in
+// mcp/filesystem.json. The server sent none of destructiveHint and
 // idempotentHint, so the specification's defaults apply.
 var DirectoryTreeDescriptor = mcpruntime.Descriptor{
 	Name:        "directory_tree",
@@ -272,10 +271,10 @@ var EditFileDescriptor = mcpruntime.Descriptor{
 	Server:       "filesystem/secure-filesystem-server",
 }
 
-// NewEditFile returns the "edit_file" tool over c. Call takes EditFileInput
-// and returns the EditFileOutput with everything else the server sent; Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// NewEditFile returns the "edit_file" tool over c. Call takes EditFileInput and
+// returns the EditFileOutput with everything else the server sent; Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewEditFile(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[EditFileInput, EditFileOutput] {
 	return mcpruntime.NewTool[EditFileInput, EditFileOutput](&EditFileDescriptor, c, opts...)
 }
@@ -328,8 +327,8 @@ var ListAllowedDirectoriesDescriptor = mcpruntime.Descriptor{
 	Server:       "filesystem/secure-filesystem-server",
 }
 
-// NewListAllowedDirectories returns the "list_allowed_directories" tool over
-// c. Call takes ListAllowedDirectoriesInput and returns the
+// NewListAllowedDirectories returns the "list_allowed_directories" tool over c.
+// Call takes ListAllowedDirectoriesInput and returns the
 // ListAllowedDirectoriesOutput with everything else the server sent; Invoke
 // takes a language model's JSON arguments and returns text for it. It never
 // touches the network.
@@ -337,8 +336,8 @@ func NewListAllowedDirectories(c mcpruntime.Caller, opts ...mcpruntime.Option) *
 	return mcpruntime.NewTool[ListAllowedDirectoriesInput, ListAllowedDirectoriesOutput](&ListAllowedDirectoriesDescriptor, c, opts...)
 }
 
-// ListDirectoryDescriptor describes the "list_directory" tool as snapshotted
-// in mcp/filesystem.json. The server sent none of destructiveHint and
+// ListDirectoryDescriptor describes the "list_directory" tool as snapshotted in
+// mcp/filesystem.json. The server sent none of destructiveHint and
 // idempotentHint, so the specification's defaults apply.
 var ListDirectoryDescriptor = mcpruntime.Descriptor{
 	Name:        "list_directory",
@@ -413,10 +412,10 @@ var MoveFileDescriptor = mcpruntime.Descriptor{
 	Server:       "filesystem/secure-filesystem-server",
 }
 
-// NewMoveFile returns the "move_file" tool over c. Call takes MoveFileInput
-// and returns the MoveFileOutput with everything else the server sent; Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// NewMoveFile returns the "move_file" tool over c. Call takes MoveFileInput and
+// returns the MoveFileOutput with everything else the server sent; Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewMoveFile(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[MoveFileInput, MoveFileOutput] {
 	return mcpruntime.NewTool[MoveFileInput, MoveFileOutput](&MoveFileDescriptor, c, opts...)
 }
@@ -441,10 +440,10 @@ var ReadFileDescriptor = mcpruntime.Descriptor{
 	Server:       "filesystem/secure-filesystem-server",
 }
 
-// NewReadFile returns the "read_file" tool over c. Call takes ReadFileInput
-// and returns the ReadFileOutput with everything else the server sent; Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// NewReadFile returns the "read_file" tool over c. Call takes ReadFileInput and
+// returns the ReadFileOutput with everything else the server sent; Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewReadFile(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ReadFileInput, ReadFileOutput] {
 	return mcpruntime.NewTool[ReadFileInput, ReadFileOutput](&ReadFileDescriptor, c, opts...)
 }
@@ -526,9 +525,9 @@ var ReadTextFileDescriptor = mcpruntime.Descriptor{
 }
 
 // NewReadTextFile returns the "read_text_file" tool over c. Call takes
-// ReadTextFileInput and returns the ReadTextFileOutput with everything else
-// the server sent; Invoke takes a language model's JSON arguments and returns
-// text for it. It never touches the network.
+// ReadTextFileInput and returns the ReadTextFileOutput with everything else the
+// server sent; Invoke takes a language model's JSON arguments and returns text
+// for it. It never touches the network.
 func NewReadTextFile(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ReadTextFileInput, ReadTextFileOutput] {
 	return mcpruntime.NewTool[ReadTextFileInput, ReadTextFileOutput](&ReadTextFileDescriptor, c, opts...)
 }
@@ -615,10 +614,9 @@ func (c *Client) DirectoryTree(ctx context.Context, in DirectoryTreeInput) (*mcp
 }
 
 // ResumeDirectoryTree makes the "directory_tree" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeDirectoryTree(ctx context.Context, id string) (*mcpruntime.TypedResult[DirectoryTreeOutput], error) {
 	return c.toolDirectoryTree.Resume(ctx, id)
 }
@@ -635,8 +633,8 @@ func (c *Client) EditFile(ctx context.Context, in EditFileInput) (*mcpruntime.Ty
 	return c.toolEditFile.Call(ctx, in)
 }
 
-// ResumeEditFile makes the "edit_file" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeEditFile makes the "edit_file" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeEditFile(ctx context.Context, id string) (*mcpruntime.TypedResult[EditFileOutput], error) {
@@ -656,17 +654,16 @@ func (c *Client) GetFileInfo(ctx context.Context, in GetFileInfoInput) (*mcprunt
 }
 
 // ResumeGetFileInfo makes the "get_file_info" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetFileInfo(ctx context.Context, id string) (*mcpruntime.TypedResult[GetFileInfoOutput], error) {
 	return c.toolGetFileInfo.Resume(ctx, id)
 }
 
-// GetFileInfoLinks returns the resource links in res, the result of
-// GetFileInfo for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// GetFileInfoLinks returns the resource links in res, the result of GetFileInfo
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) GetFileInfoLinks(in GetFileInfoInput, res *mcpruntime.TypedResult[GetFileInfoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetFileInfo, in, res)
 }
@@ -677,8 +674,8 @@ func (c *Client) ListAllowedDirectories(ctx context.Context, in ListAllowedDirec
 	return c.toolListAllowedDirectories.Call(ctx, in)
 }
 
-// ResumeListAllowedDirectories makes the "list_allowed_directories" call that
-// a gate held, once approved: id is the approval's ID (from the
+// ResumeListAllowedDirectories makes the "list_allowed_directories" call that a
+// gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -699,10 +696,9 @@ func (c *Client) ListDirectory(ctx context.Context, in ListDirectoryInput) (*mcp
 }
 
 // ResumeListDirectory makes the "list_directory" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListDirectory(ctx context.Context, id string) (*mcpruntime.TypedResult[ListDirectoryOutput], error) {
 	return c.toolListDirectory.Resume(ctx, id)
 }
@@ -741,8 +737,8 @@ func (c *Client) MoveFile(ctx context.Context, in MoveFileInput) (*mcpruntime.Ty
 	return c.toolMoveFile.Call(ctx, in)
 }
 
-// ResumeMoveFile makes the "move_file" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeMoveFile makes the "move_file" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeMoveFile(ctx context.Context, id string) (*mcpruntime.TypedResult[MoveFileOutput], error) {
@@ -761,8 +757,8 @@ func (c *Client) ReadFile(ctx context.Context, in ReadFileInput) (*mcpruntime.Ty
 	return c.toolReadFile.Call(ctx, in)
 }
 
-// ResumeReadFile makes the "read_file" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeReadFile makes the "read_file" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeReadFile(ctx context.Context, id string) (*mcpruntime.TypedResult[ReadFileOutput], error) {
@@ -782,10 +778,9 @@ func (c *Client) ReadMediaFile(ctx context.Context, in ReadMediaFileInput) (*mcp
 }
 
 // ResumeReadMediaFile makes the "read_media_file" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeReadMediaFile(ctx context.Context, id string) (*mcpruntime.TypedResult[ReadMediaFileOutput], error) {
 	return c.toolReadMediaFile.Resume(ctx, id)
 }
@@ -825,10 +820,9 @@ func (c *Client) ReadTextFile(ctx context.Context, in ReadTextFileInput) (*mcpru
 }
 
 // ResumeReadTextFile makes the "read_text_file" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeReadTextFile(ctx context.Context, id string) (*mcpruntime.TypedResult[ReadTextFileOutput], error) {
 	return c.toolReadTextFile.Resume(ctx, id)
 }
@@ -846,17 +840,16 @@ func (c *Client) SearchFiles(ctx context.Context, in SearchFilesInput) (*mcprunt
 }
 
 // ResumeSearchFiles makes the "search_files" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchFiles(ctx context.Context, id string) (*mcpruntime.TypedResult[SearchFilesOutput], error) {
 	return c.toolSearchFiles.Resume(ctx, id)
 }
 
-// SearchFilesLinks returns the resource links in res, the result of
-// SearchFiles for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// SearchFilesLinks returns the resource links in res, the result of SearchFiles
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) SearchFilesLinks(in SearchFilesInput, res *mcpruntime.TypedResult[SearchFilesOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSearchFiles, in, res)
 }
@@ -874,17 +867,17 @@ func (c *Client) ResumeWriteFile(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolWriteFile.Resume(ctx, id)
 }
 
-// WriteFileLinks returns the resource links in res, the result of WriteFile
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// WriteFileLinks returns the resource links in res, the result of WriteFile for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) WriteFileLinks(in WriteFileInput, res *mcpruntime.TypedResult[WriteFileOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolWriteFile, in, res)
 }
 
-// GateOptions returns the approval policy configured for the filesystem
-// server, for mcpruntime.NewGate: by default calls to tools not annotated
-// read-only need approval, with per-tool rules where the config gives them.
-// Add mcpruntime.GateAfterTaint() to also gate mutations once a run has read
+// GateOptions returns the approval policy configured for the filesystem server,
+// for mcpruntime.NewGate: by default calls to tools not annotated read-only
+// need approval, with per-tool rules where the config gives them. Add
+// mcpruntime.GateAfterTaint() to also gate mutations once a run has read
 // external content.
 func GateOptions() []mcpruntime.GateOption {
 	return []mcpruntime.GateOption{
@@ -896,12 +889,15 @@ func GateOptions() []mcpruntime.GateOption {
 //
 // The tool's description:
 //
-//	Create Directory
+// Create Directory
+// Create a new directory or ensure a directory exists. Can create multiple
+// nested directories in one operation. If the directory already exists, this
+// operation will succeed silently. Perfect for setting up directory structures
+// for projects or ensuring required paths exist. Only works within allowed
+// directories.
 //
-//	Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateDirectoryInput struct {
 	Path string `json:"path"`
 }
@@ -917,46 +913,49 @@ func (v *CreateDirectoryInput) UnmarshalJSON(data []byte) error {
 	return codecCreateDirectoryInput.Decode(data, v)
 }
 
-// codecCreateDirectoryInput is CreateDirectoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateDirectoryInput is CreateDirectoryInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateDirectoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 }}
 
 func (v *CreateDirectoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_directory input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_directory input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateDirectoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_directory input")
 }
 
-// DecodeCreateDirectoryInput decodes the create_directory input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateDirectoryInput decodes the create_directory input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateDirectoryInput(data []byte) (v CreateDirectoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_directory input")
 	return v, err
 }
 
-// CreateDirectoryOutput is the output (structured content) of the "create_directory" tool.
+// CreateDirectoryOutput is the output (structured content) of the
+// "create_directory" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type CreateDirectoryOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v CreateDirectoryOutput) MarshalJSON() ([]byte, error) {
 	return codecCreateDirectoryOutput.Encode(&v)
 }
@@ -968,24 +967,25 @@ func (v *CreateDirectoryOutput) UnmarshalJSON(data []byte) error {
 	return codecCreateDirectoryOutput.Decode(data, v)
 }
 
-// codecCreateDirectoryOutput is CreateDirectoryOutput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateDirectoryOutput is CreateDirectoryOutput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecCreateDirectoryOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *CreateDirectoryOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_directory output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_directory output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateDirectoryOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_directory output")
 }
 
-// DecodeCreateDirectoryOutput decodes the create_directory output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateDirectoryOutput decodes the create_directory output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateDirectoryOutput(data []byte) (v CreateDirectoryOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_directory output")
@@ -996,12 +996,15 @@ func DecodeCreateDirectoryOutput(data []byte) (v CreateDirectoryOutput, err erro
 //
 // The tool's description:
 //
-//	Directory Tree
+// Directory Tree
+// Get a recursive tree view of files and directories as a JSON structure. Each
+// entry includes 'name', 'type' (file/directory), and 'children' for
+// directories. Files have no children array, while directories always have a
+// children array (which may be empty). The output is formatted with 2-space
+// indentation for readability. Only works within allowed directories.
 //
-//	Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DirectoryTreeInput struct {
 	Path string `json:"path"`
 
@@ -1020,7 +1023,8 @@ func (v *DirectoryTreeInput) UnmarshalJSON(data []byte) error {
 	return codecDirectoryTreeInput.Decode(data, v)
 }
 
-// codecDirectoryTreeInput is DirectoryTreeInput's table for MarshalJSON and UnmarshalJSON.
+// codecDirectoryTreeInput is DirectoryTreeInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDirectoryTreeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "excludePatterns", Presence: mcpimpl.OmitNil},
@@ -1028,39 +1032,41 @@ var codecDirectoryTreeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *DirectoryTreeInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the directory_tree input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the directory_tree input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DirectoryTreeInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("directory_tree input")
 }
 
-// DecodeDirectoryTreeInput decodes the directory_tree input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDirectoryTreeInput decodes the directory_tree input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDirectoryTreeInput(data []byte) (v DirectoryTreeInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "directory_tree input")
 	return v, err
 }
 
-// DirectoryTreeOutput is the output (structured content) of the "directory_tree" tool.
+// DirectoryTreeOutput is the output (structured content) of the
+// "directory_tree" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type DirectoryTreeOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v DirectoryTreeOutput) MarshalJSON() ([]byte, error) {
 	return codecDirectoryTreeOutput.Encode(&v)
 }
@@ -1072,24 +1078,25 @@ func (v *DirectoryTreeOutput) UnmarshalJSON(data []byte) error {
 	return codecDirectoryTreeOutput.Decode(data, v)
 }
 
-// codecDirectoryTreeOutput is DirectoryTreeOutput's table for MarshalJSON and UnmarshalJSON.
+// codecDirectoryTreeOutput is DirectoryTreeOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDirectoryTreeOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *DirectoryTreeOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the directory_tree output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the directory_tree output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DirectoryTreeOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("directory_tree output")
 }
 
-// DecodeDirectoryTreeOutput decodes the directory_tree output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDirectoryTreeOutput decodes the directory_tree output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDirectoryTreeOutput(data []byte) (v DirectoryTreeOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "directory_tree output")
@@ -1100,12 +1107,13 @@ func DecodeDirectoryTreeOutput(data []byte) (v DirectoryTreeOutput, err error) {
 //
 // The tool's description:
 //
-//	Edit File
+// Edit File
+// Make line-based edits to a text file. Each edit replaces exact line sequences
+// with new content. Returns a git-style diff showing the changes made. Only
+// works within allowed directories.
 //
-//	Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type EditFileInput struct {
 	Path string `json:"path"`
 
@@ -1127,7 +1135,8 @@ func (v *EditFileInput) UnmarshalJSON(data []byte) error {
 	return codecEditFileInput.Decode(data, v)
 }
 
-// codecEditFileInput is EditFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecEditFileInput is EditFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecEditFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "edits", Presence: mcpimpl.EmptyArray, Required: true},
@@ -1142,8 +1151,8 @@ func (v *EditFileInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the edit_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the edit_file input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *EditFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1151,18 +1160,19 @@ func (v *EditFileInput) Validate() error {
 }
 
 // DecodeEditFileInput decodes the edit_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeEditFileInput(data []byte) (v EditFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "edit_file input")
 	return v, err
 }
 
-// EditFileInputEditsItem is the schema at /properties/edits/items of the "edit_file" tool's input schema.
+// EditFileInputEditsItem is the schema at /properties/edits/items of the
+// "edit_file" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type EditFileInputEditsItem struct {
 	// Text to search for - must match exactly
 	OldText string `json:"oldText"`
@@ -1182,7 +1192,8 @@ func (v *EditFileInputEditsItem) UnmarshalJSON(data []byte) error {
 	return codecEditFileInputEditsItem.Decode(data, v)
 }
 
-// codecEditFileInputEditsItem is EditFileInputEditsItem's table for MarshalJSON and UnmarshalJSON.
+// codecEditFileInputEditsItem is EditFileInputEditsItem's table for MarshalJSON
+// and UnmarshalJSON.
 var codecEditFileInputEditsItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "oldText", Required: true},
 	{Name: "newText", Required: true},
@@ -1192,20 +1203,21 @@ func (v *EditFileInputEditsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // EditFileOutput is the output (structured content) of the "edit_file" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type EditFileOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v EditFileOutput) MarshalJSON() ([]byte, error) {
 	return codecEditFileOutput.Encode(&v)
 }
@@ -1217,15 +1229,16 @@ func (v *EditFileOutput) UnmarshalJSON(data []byte) error {
 	return codecEditFileOutput.Decode(data, v)
 }
 
-// codecEditFileOutput is EditFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecEditFileOutput is EditFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecEditFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *EditFileOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the edit_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the edit_file output schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *EditFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1233,9 +1246,9 @@ func (v *EditFileOutput) Validate() error {
 }
 
 // DecodeEditFileOutput decodes the edit_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeEditFileOutput(data []byte) (v EditFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "edit_file output")
 	return v, err
@@ -1245,12 +1258,14 @@ func DecodeEditFileOutput(data []byte) (v EditFileOutput, err error) {
 //
 // The tool's description:
 //
-//	Get File Info
+// Get File Info
+// Retrieve detailed metadata about a file or directory. Returns comprehensive
+// information including size, creation time, last modified time, permissions,
+// and type. This tool is perfect for understanding file characteristics without
+// reading the actual content. Only works within allowed directories.
 //
-//	Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetFileInfoInput struct {
 	Path string `json:"path"`
 }
@@ -1266,46 +1281,49 @@ func (v *GetFileInfoInput) UnmarshalJSON(data []byte) error {
 	return codecGetFileInfoInput.Decode(data, v)
 }
 
-// codecGetFileInfoInput is GetFileInfoInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetFileInfoInput is GetFileInfoInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetFileInfoInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 }}
 
 func (v *GetFileInfoInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_file_info input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_file_info input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetFileInfoInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_file_info input")
 }
 
-// DecodeGetFileInfoInput decodes the get_file_info input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetFileInfoInput decodes the get_file_info input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetFileInfoInput(data []byte) (v GetFileInfoInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_file_info input")
 	return v, err
 }
 
-// GetFileInfoOutput is the output (structured content) of the "get_file_info" tool.
+// GetFileInfoOutput is the output (structured content) of the "get_file_info"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type GetFileInfoOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetFileInfoOutput) MarshalJSON() ([]byte, error) {
 	return codecGetFileInfoOutput.Encode(&v)
 }
@@ -1317,40 +1335,44 @@ func (v *GetFileInfoOutput) UnmarshalJSON(data []byte) error {
 	return codecGetFileInfoOutput.Decode(data, v)
 }
 
-// codecGetFileInfoOutput is GetFileInfoOutput's table for MarshalJSON and UnmarshalJSON.
+// codecGetFileInfoOutput is GetFileInfoOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetFileInfoOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *GetFileInfoOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_file_info output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_file_info output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetFileInfoOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_file_info output")
 }
 
-// DecodeGetFileInfoOutput decodes the get_file_info output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetFileInfoOutput decodes the get_file_info output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetFileInfoOutput(data []byte) (v GetFileInfoOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_file_info output")
 	return v, err
 }
 
-// ListAllowedDirectoriesInput is the input (arguments) of the "list_allowed_directories" tool.
+// ListAllowedDirectoriesInput is the input (arguments) of the
+// "list_allowed_directories" tool.
 //
 // The tool's description:
 //
-//	List Allowed Directories
+// List Allowed Directories
+// Returns the list of directories that this server is allowed to access.
+// Subdirectories within these allowed directories are also accessible. Use this
+// to understand which directories and their nested paths are available before
+// trying to access files.
 //
-//	Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListAllowedDirectoriesInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1364,44 +1386,48 @@ func (v *ListAllowedDirectoriesInput) UnmarshalJSON(data []byte) error {
 	return codecListAllowedDirectoriesInput.Decode(data, v)
 }
 
-// codecListAllowedDirectoriesInput is ListAllowedDirectoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListAllowedDirectoriesInput is ListAllowedDirectoriesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListAllowedDirectoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ListAllowedDirectoriesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_allowed_directories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_allowed_directories input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListAllowedDirectoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_allowed_directories input")
 }
 
-// DecodeListAllowedDirectoriesInput decodes the list_allowed_directories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListAllowedDirectoriesInput decodes the list_allowed_directories input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListAllowedDirectoriesInput(data []byte) (v ListAllowedDirectoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_allowed_directories input")
 	return v, err
 }
 
-// ListAllowedDirectoriesOutput is the output (structured content) of the "list_allowed_directories" tool.
+// ListAllowedDirectoriesOutput is the output (structured content) of the
+// "list_allowed_directories" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListAllowedDirectoriesOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListAllowedDirectoriesOutput) MarshalJSON() ([]byte, error) {
 	return codecListAllowedDirectoriesOutput.Encode(&v)
 }
@@ -1413,25 +1439,27 @@ func (v *ListAllowedDirectoriesOutput) UnmarshalJSON(data []byte) error {
 	return codecListAllowedDirectoriesOutput.Decode(data, v)
 }
 
-// codecListAllowedDirectoriesOutput is ListAllowedDirectoriesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecListAllowedDirectoriesOutput is ListAllowedDirectoriesOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListAllowedDirectoriesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ListAllowedDirectoriesOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_allowed_directories output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_allowed_directories output
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListAllowedDirectoriesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_allowed_directories output")
 }
 
-// DecodeListAllowedDirectoriesOutput decodes the list_allowed_directories output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListAllowedDirectoriesOutput decodes the list_allowed_directories
+// output strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListAllowedDirectoriesOutput(data []byte) (v ListAllowedDirectoriesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_allowed_directories output")
 	return v, err
@@ -1441,12 +1469,15 @@ func DecodeListAllowedDirectoriesOutput(data []byte) (v ListAllowedDirectoriesOu
 //
 // The tool's description:
 //
-//	List Directory
+// List Directory
+// Get a detailed listing of all files and directories in a specified path.
+// Results clearly distinguish between files and directories with [FILE] and
+// [DIR] prefixes. This tool is essential for understanding directory structure
+// and finding specific files within a directory. Only works within allowed
+// directories.
 //
-//	Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListDirectoryInput struct {
 	Path string `json:"path"`
 }
@@ -1462,46 +1493,49 @@ func (v *ListDirectoryInput) UnmarshalJSON(data []byte) error {
 	return codecListDirectoryInput.Decode(data, v)
 }
 
-// codecListDirectoryInput is ListDirectoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecListDirectoryInput is ListDirectoryInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListDirectoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 }}
 
 func (v *ListDirectoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_directory input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_directory input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDirectoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_directory input")
 }
 
-// DecodeListDirectoryInput decodes the list_directory input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListDirectoryInput decodes the list_directory input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListDirectoryInput(data []byte) (v ListDirectoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_directory input")
 	return v, err
 }
 
-// ListDirectoryOutput is the output (structured content) of the "list_directory" tool.
+// ListDirectoryOutput is the output (structured content) of the
+// "list_directory" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListDirectoryOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListDirectoryOutput) MarshalJSON() ([]byte, error) {
 	return codecListDirectoryOutput.Encode(&v)
 }
@@ -1513,40 +1547,45 @@ func (v *ListDirectoryOutput) UnmarshalJSON(data []byte) error {
 	return codecListDirectoryOutput.Decode(data, v)
 }
 
-// codecListDirectoryOutput is ListDirectoryOutput's table for MarshalJSON and UnmarshalJSON.
+// codecListDirectoryOutput is ListDirectoryOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListDirectoryOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ListDirectoryOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_directory output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_directory output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDirectoryOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_directory output")
 }
 
-// DecodeListDirectoryOutput decodes the list_directory output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListDirectoryOutput decodes the list_directory output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListDirectoryOutput(data []byte) (v ListDirectoryOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_directory output")
 	return v, err
 }
 
-// ListDirectoryWithSizesInput is the input (arguments) of the "list_directory_with_sizes" tool.
+// ListDirectoryWithSizesInput is the input (arguments) of the
+// "list_directory_with_sizes" tool.
 //
 // The tool's description:
 //
-//	List Directory with Sizes
+// List Directory with Sizes
+// Get a detailed listing of all files and directories in a specified path,
+// including sizes. Results clearly distinguish between files and directories
+// with [FILE] and [DIR] prefixes. This tool is useful for understanding
+// directory structure and finding specific files within a directory. Only works
+// within allowed directories.
 //
-//	Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListDirectoryWithSizesInput struct {
 	Path string `json:"path"`
 
@@ -1566,7 +1605,8 @@ func (v *ListDirectoryWithSizesInput) UnmarshalJSON(data []byte) error {
 	return codecListDirectoryWithSizesInput.Decode(data, v)
 }
 
-// codecListDirectoryWithSizesInput is ListDirectoryWithSizesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListDirectoryWithSizesInput is ListDirectoryWithSizesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListDirectoryWithSizesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "sortBy", Presence: mcpimpl.OmitNil},
@@ -1578,24 +1618,26 @@ func (v *ListDirectoryWithSizesInput) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// Validate reports every violation of the list_directory_with_sizes input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_directory_with_sizes input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDirectoryWithSizesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_directory_with_sizes input")
 }
 
-// DecodeListDirectoryWithSizesInput decodes the list_directory_with_sizes input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListDirectoryWithSizesInput decodes the list_directory_with_sizes input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListDirectoryWithSizesInput(data []byte) (v ListDirectoryWithSizesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_directory_with_sizes input")
 	return v, err
 }
 
-// ListDirectoryWithSizesInputSortBy is the schema at /properties/sortBy of the "list_directory_with_sizes" tool's input schema.
+// ListDirectoryWithSizesInputSortBy is the schema at /properties/sortBy of the
+// "list_directory_with_sizes" tool's input schema.
 //
 // Sort entries by name or size
 type ListDirectoryWithSizesInputSortBy string
@@ -1621,22 +1663,24 @@ func (e ListDirectoryWithSizesInputSortBy) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// ListDirectoryWithSizesOutput is the output (structured content) of the "list_directory_with_sizes" tool.
+// ListDirectoryWithSizesOutput is the output (structured content) of the
+// "list_directory_with_sizes" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListDirectoryWithSizesOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListDirectoryWithSizesOutput) MarshalJSON() ([]byte, error) {
 	return codecListDirectoryWithSizesOutput.Encode(&v)
 }
@@ -1648,25 +1692,27 @@ func (v *ListDirectoryWithSizesOutput) UnmarshalJSON(data []byte) error {
 	return codecListDirectoryWithSizesOutput.Decode(data, v)
 }
 
-// codecListDirectoryWithSizesOutput is ListDirectoryWithSizesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecListDirectoryWithSizesOutput is ListDirectoryWithSizesOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListDirectoryWithSizesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ListDirectoryWithSizesOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_directory_with_sizes output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_directory_with_sizes output
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDirectoryWithSizesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_directory_with_sizes output")
 }
 
-// DecodeListDirectoryWithSizesOutput decodes the list_directory_with_sizes output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListDirectoryWithSizesOutput decodes the list_directory_with_sizes
+// output strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListDirectoryWithSizesOutput(data []byte) (v ListDirectoryWithSizesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_directory_with_sizes output")
 	return v, err
@@ -1676,12 +1722,15 @@ func DecodeListDirectoryWithSizesOutput(data []byte) (v ListDirectoryWithSizesOu
 //
 // The tool's description:
 //
-//	Move File
+// Move File
+// Move or rename files and directories. Can move files between directories and
+// rename them in a single operation. If the destination exists, the operation
+// will fail. Works across different directories and can be used for simple
+// renaming within the same directory. Both source and destination must be
+// within allowed directories.
 //
-//	Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type MoveFileInput struct {
 	Source string `json:"source"`
 
@@ -1699,7 +1748,8 @@ func (v *MoveFileInput) UnmarshalJSON(data []byte) error {
 	return codecMoveFileInput.Decode(data, v)
 }
 
-// codecMoveFileInput is MoveFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecMoveFileInput is MoveFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecMoveFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "source", Required: true},
 	{Name: "destination", Required: true},
@@ -1707,8 +1757,8 @@ var codecMoveFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *MoveFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the move_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the move_file input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *MoveFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1716,9 +1766,9 @@ func (v *MoveFileInput) Validate() error {
 }
 
 // DecodeMoveFileInput decodes the move_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeMoveFileInput(data []byte) (v MoveFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "move_file input")
 	return v, err
@@ -1726,20 +1776,21 @@ func DecodeMoveFileInput(data []byte) (v MoveFileInput, err error) {
 
 // MoveFileOutput is the output (structured content) of the "move_file" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type MoveFileOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v MoveFileOutput) MarshalJSON() ([]byte, error) {
 	return codecMoveFileOutput.Encode(&v)
 }
@@ -1751,15 +1802,16 @@ func (v *MoveFileOutput) UnmarshalJSON(data []byte) error {
 	return codecMoveFileOutput.Decode(data, v)
 }
 
-// codecMoveFileOutput is MoveFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecMoveFileOutput is MoveFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecMoveFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *MoveFileOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the move_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the move_file output schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *MoveFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1767,9 +1819,9 @@ func (v *MoveFileOutput) Validate() error {
 }
 
 // DecodeMoveFileOutput decodes the move_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeMoveFileOutput(data []byte) (v MoveFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "move_file output")
 	return v, err
@@ -1779,12 +1831,13 @@ func DecodeMoveFileOutput(data []byte) (v MoveFileOutput, err error) {
 //
 // The tool's description:
 //
-//	Read File (Deprecated)
+// Read File (Deprecated)
 //
-//	Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+// Read the complete contents of a file as text. DEPRECATED: Use read_text_file
+// instead.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReadFileInput struct {
 	Path string `json:"path"`
 
@@ -1806,7 +1859,8 @@ func (v *ReadFileInput) UnmarshalJSON(data []byte) error {
 	return codecReadFileInput.Decode(data, v)
 }
 
-// codecReadFileInput is ReadFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecReadFileInput is ReadFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "tail", Presence: mcpimpl.OmitNil},
@@ -1815,8 +1869,8 @@ var codecReadFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ReadFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_file input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1824,9 +1878,9 @@ func (v *ReadFileInput) Validate() error {
 }
 
 // DecodeReadFileInput decodes the read_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeReadFileInput(data []byte) (v ReadFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_file input")
 	return v, err
@@ -1834,20 +1888,21 @@ func DecodeReadFileInput(data []byte) (v ReadFileInput, err error) {
 
 // ReadFileOutput is the output (structured content) of the "read_file" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadFileOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadFileOutput) MarshalJSON() ([]byte, error) {
 	return codecReadFileOutput.Encode(&v)
 }
@@ -1859,15 +1914,16 @@ func (v *ReadFileOutput) UnmarshalJSON(data []byte) error {
 	return codecReadFileOutput.Decode(data, v)
 }
 
-// codecReadFileOutput is ReadFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecReadFileOutput is ReadFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ReadFileOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_file output schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1875,9 +1931,9 @@ func (v *ReadFileOutput) Validate() error {
 }
 
 // DecodeReadFileOutput decodes the read_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeReadFileOutput(data []byte) (v ReadFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_file output")
 	return v, err
@@ -1887,12 +1943,14 @@ func DecodeReadFileOutput(data []byte) (v ReadFileOutput, err error) {
 //
 // The tool's description:
 //
-//	Read Media File
+// Read Media File
+// Read a file and return it as a base64-encoded content block with its MIME
+// type. Image and audio files are returned as image/audio content; any other
+// file type is returned as an embedded resource. Only works within allowed
+// directories.
 //
-//	Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReadMediaFileInput struct {
 	Path string `json:"path"`
 }
@@ -1908,46 +1966,49 @@ func (v *ReadMediaFileInput) UnmarshalJSON(data []byte) error {
 	return codecReadMediaFileInput.Decode(data, v)
 }
 
-// codecReadMediaFileInput is ReadMediaFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecReadMediaFileInput is ReadMediaFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadMediaFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 }}
 
 func (v *ReadMediaFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_media_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_media_file input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadMediaFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_media_file input")
 }
 
-// DecodeReadMediaFileInput decodes the read_media_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeReadMediaFileInput decodes the read_media_file input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadMediaFileInput(data []byte) (v ReadMediaFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_media_file input")
 	return v, err
 }
 
-// ReadMediaFileOutput is the output (structured content) of the "read_media_file" tool.
+// ReadMediaFileOutput is the output (structured content) of the
+// "read_media_file" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadMediaFileOutput struct {
 	Content []ReadMediaFileOutputContentItem `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadMediaFileOutput) MarshalJSON() ([]byte, error) {
 	return codecReadMediaFileOutput.Encode(&v)
 }
@@ -1959,7 +2020,8 @@ func (v *ReadMediaFileOutput) UnmarshalJSON(data []byte) error {
 	return codecReadMediaFileOutput.Decode(data, v)
 }
 
-// codecReadMediaFileOutput is ReadMediaFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecReadMediaFileOutput is ReadMediaFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadMediaFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -1972,48 +2034,50 @@ func (v *ReadMediaFileOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the read_media_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_media_file output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadMediaFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_media_file output")
 }
 
-// DecodeReadMediaFileOutput decodes the read_media_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeReadMediaFileOutput decodes the read_media_file output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadMediaFileOutput(data []byte) (v ReadMediaFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_media_file output")
 	return v, err
 }
 
-// ReadMediaFileOutputContentItem is the schema at /properties/content/items of the "read_media_file" tool's output schema.
+// ReadMediaFileOutputContentItem is the schema at /properties/content/items of
+// the "read_media_file" tool's output schema.
 //
-// It is one of Data, Resource, told apart by the JSON type and, for objects, by a required member unique to each variant. Exactly one is set: build one with ReadMediaFileOutputContentItemOfData and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of Data, Resource, told apart by the JSON type and, for objects, by
+// a required member unique to each variant. Exactly one is set: build one with
+// ReadMediaFileOutputContentItemOfData and the other constructors, read it with
+// the As methods. The zero value has none set and is invalid.
 type ReadMediaFileOutputContentItem struct {
 	vData     *ReadMediaFileOutputContentItemData
 	vResource *ReadMediaFileOutputContentItemResource
 }
 
-// ReadMediaFileOutputContentItemOfData returns the value whose Data variant is v.
+// ReadMediaFileOutputContentItemOfData returns the value whose Data variant is
+// v.
 func ReadMediaFileOutputContentItemOfData(v ReadMediaFileOutputContentItemData) ReadMediaFileOutputContentItem {
 	return ReadMediaFileOutputContentItem{vData: &v}
 }
 
-// ReadMediaFileOutputContentItemOfResource returns the value whose Resource variant is v.
+// ReadMediaFileOutputContentItemOfResource returns the value whose Resource
+// variant is v.
 func ReadMediaFileOutputContentItemOfResource(v ReadMediaFileOutputContentItemResource) ReadMediaFileOutputContentItem {
 	return ReadMediaFileOutputContentItem{vResource: &v}
 }
 
 // AsData returns the Data variant and whether it is the one set.
 func (u ReadMediaFileOutputContentItem) AsData() (ReadMediaFileOutputContentItemData, bool) {
-	if u.vData == nil {
-		var zero ReadMediaFileOutputContentItemData
-		return zero, false
-	}
-	return *u.vData, true
+	return mcpimpl.As(u.vData)
 }
 
 // SetData makes v the value, replacing any other variant.
@@ -2023,11 +2087,7 @@ func (u *ReadMediaFileOutputContentItem) SetData(v ReadMediaFileOutputContentIte
 
 // AsResource returns the Resource variant and whether it is the one set.
 func (u ReadMediaFileOutputContentItem) AsResource() (ReadMediaFileOutputContentItemResource, bool) {
-	if u.vResource == nil {
-		var zero ReadMediaFileOutputContentItemResource
-		return zero, false
-	}
-	return *u.vResource, true
+	return mcpimpl.As(u.vResource)
 }
 
 // SetResource makes v the value, replacing any other variant.
@@ -2037,77 +2097,21 @@ func (u *ReadMediaFileOutputContentItem) SetResource(v ReadMediaFileOutputConten
 
 // MarshalJSON encodes the variant that is set.
 func (u ReadMediaFileOutputContentItem) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vData != nil:
-		return json.Marshal(u.vData)
-	case u.vResource != nil:
-		return json.Marshal(u.vResource)
-	}
-	return nil, errors.New("ReadMediaFileOutputContentItem: no variant is set")
+	return codecReadMediaFileOutputContentItem.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *ReadMediaFileOutputContentItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out ReadMediaFileOutputContentItem
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		present := 0
-		if mcpimpl.HasMember(data, "data") {
-			present++
-		}
-		if mcpimpl.HasMember(data, "resource") {
-			present++
-		}
-		if present > 1 {
-			if x := func() *ReadMediaFileOutputContentItemData {
-				vs := new(mcpimpl.Violations)
-				x := new(ReadMediaFileOutputContentItemData)
-				mcpimpl.DecodeInner[ReadMediaFileOutputContentItemData](data, x, "", vs)
-				if vs.Len() == 0 {
-					(*x).validate("", vs)
-				}
-				if vs.Len() > 0 {
-					return nil
-				}
-				return x
-			}(); x != nil {
-				out.vData = x
-			} else if x := func() *ReadMediaFileOutputContentItemResource {
-				vs := new(mcpimpl.Violations)
-				x := new(ReadMediaFileOutputContentItemResource)
-				mcpimpl.DecodeInner[ReadMediaFileOutputContentItemResource](data, x, "", vs)
-				if vs.Len() == 0 {
-					(*x).validate("", vs)
-				}
-				if vs.Len() > 0 {
-					return nil
-				}
-				return x
-			}(); x != nil {
-				out.vResource = x
-			} else {
-				vs.Add("", "matches none of the variants Data, Resource")
-			}
-			break
-		}
-		switch {
-		case mcpimpl.HasMember(data, "data"):
-			out.vData = new(ReadMediaFileOutputContentItemData)
-			mcpimpl.DecodeInner[ReadMediaFileOutputContentItemData](data, out.vData, "", &vs)
-		case mcpimpl.HasMember(data, "resource"):
-			out.vResource = new(ReadMediaFileOutputContentItemResource)
-			mcpimpl.DecodeInner[ReadMediaFileOutputContentItemResource](data, out.vResource, "", &vs)
-		default:
-			vs.Add("", "matches no variant: expected one of the members \"data\", \"resource\"")
-		}
-	default:
-		vs.Add("", "expected object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecReadMediaFileOutputContentItem.Decode(data, u)
 }
+
+// codecReadMediaFileOutputContentItem is ReadMediaFileOutputContentItem's table
+// for MarshalJSON and UnmarshalJSON.
+var codecReadMediaFileOutputContentItem = mcpimpl.Union{Name: "ReadMediaFileOutputContentItem", Variants: []mcpimpl.Variant{
+	{Name: "Data", Kind: "object", Member: "data", Check: mcpimpl.Checker((*ReadMediaFileOutputContentItemData).validate)},
+	{Name: "Resource", Kind: "object", Member: "resource", Check: mcpimpl.Checker((*ReadMediaFileOutputContentItemResource).validate)},
+}}
 
 func (u *ReadMediaFileOutputContentItem) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -2120,10 +2124,12 @@ func (u *ReadMediaFileOutputContentItem) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// ReadMediaFileOutputContentItemData is the schema at /properties/content/items/anyOf/0 of the "read_media_file" tool's output schema.
+// ReadMediaFileOutputContentItemData is the schema at
+// /properties/content/items/anyOf/0 of the "read_media_file" tool's output
+// schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadMediaFileOutputContentItemData struct {
@@ -2133,13 +2139,14 @@ type ReadMediaFileOutputContentItemData struct {
 
 	MimeType string `json:"mimeType"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadMediaFileOutputContentItemData) MarshalJSON() ([]byte, error) {
 	return codecReadMediaFileOutputContentItemData.Encode(&v)
 }
@@ -2151,7 +2158,8 @@ func (v *ReadMediaFileOutputContentItemData) UnmarshalJSON(data []byte) error {
 	return codecReadMediaFileOutputContentItemData.Decode(data, v)
 }
 
-// codecReadMediaFileOutputContentItemData is ReadMediaFileOutputContentItemData's table for MarshalJSON and UnmarshalJSON.
+// codecReadMediaFileOutputContentItemData is
+// ReadMediaFileOutputContentItemData's table for MarshalJSON and UnmarshalJSON.
 var codecReadMediaFileOutputContentItemData = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "type", Required: true},
 	{Name: "data", Required: true},
@@ -2162,7 +2170,9 @@ func (v *ReadMediaFileOutputContentItemData) validate(ptr string, vs *mcpimpl.Vi
 	v.Type.validate(ptr+"/type", vs)
 }
 
-// ReadMediaFileOutputContentItemDataType is the schema at /properties/content/items/anyOf/0/properties/type of the "read_media_file" tool's output schema.
+// ReadMediaFileOutputContentItemDataType is the schema at
+// /properties/content/items/anyOf/0/properties/type of the "read_media_file"
+// tool's output schema.
 type ReadMediaFileOutputContentItemDataType string
 
 // Values of ReadMediaFileOutputContentItemDataType.
@@ -2188,25 +2198,29 @@ func (e ReadMediaFileOutputContentItemDataType) validate(ptr string, vs *mcpimpl
 	}
 }
 
-// ReadMediaFileOutputContentItemResource is the schema at /properties/content/items/anyOf/1 of the "read_media_file" tool's output schema.
+// ReadMediaFileOutputContentItemResource is the schema at
+// /properties/content/items/anyOf/1 of the "read_media_file" tool's output
+// schema.
 //
 // Fixed members, sent by MarshalJSON and checked when decoding:
+//
 //   - "type" is always "resource".
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadMediaFileOutputContentItemResource struct {
-	Resource ReadMediaFileOutputResourceResource `json:"resource"`
+	Resource ReadMediaFileOutputContentResourceValue `json:"resource"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadMediaFileOutputContentItemResource) MarshalJSON() ([]byte, error) {
 	return codecReadMediaFileOutputContentItemResource.Encode(&v)
 }
@@ -2218,7 +2232,9 @@ func (v *ReadMediaFileOutputContentItemResource) UnmarshalJSON(data []byte) erro
 	return codecReadMediaFileOutputContentItemResource.Decode(data, v)
 }
 
-// codecReadMediaFileOutputContentItemResource is ReadMediaFileOutputContentItemResource's table for MarshalJSON and UnmarshalJSON.
+// codecReadMediaFileOutputContentItemResource is
+// ReadMediaFileOutputContentItemResource's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadMediaFileOutputContentItemResource = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "type", Required: true, Fixed: "\"resource\"", FixedText: "\"resource\""},
 	{Name: "resource", Required: true},
@@ -2228,58 +2244,68 @@ func (v *ReadMediaFileOutputContentItemResource) validate(ptr string, vs *mcpimp
 	v.Resource.validate(ptr+"/resource", vs)
 }
 
-// ReadMediaFileOutputResourceResource is the schema at /properties/content/items/anyOf/1/properties/resource of the "read_media_file" tool's output schema.
+// ReadMediaFileOutputContentResourceValue is the schema at
+// /properties/content/items/anyOf/1/properties/resource of the
+// "read_media_file" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
-type ReadMediaFileOutputResourceResource struct {
+type ReadMediaFileOutputContentResourceValue struct {
 	URI string `json:"uri"`
 
 	MimeType *string `json:"mimeType,omitempty"`
 
 	Blob string `json:"blob"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
-func (v ReadMediaFileOutputResourceResource) MarshalJSON() ([]byte, error) {
-	return codecReadMediaFileOutputResourceResource.Encode(&v)
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
+func (v ReadMediaFileOutputContentResourceValue) MarshalJSON() ([]byte, error) {
+	return codecReadMediaFileOutputContentResourceValue.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
-func (v *ReadMediaFileOutputResourceResource) UnmarshalJSON(data []byte) error {
-	return codecReadMediaFileOutputResourceResource.Decode(data, v)
+func (v *ReadMediaFileOutputContentResourceValue) UnmarshalJSON(data []byte) error {
+	return codecReadMediaFileOutputContentResourceValue.Decode(data, v)
 }
 
-// codecReadMediaFileOutputResourceResource is ReadMediaFileOutputResourceResource's table for MarshalJSON and UnmarshalJSON.
-var codecReadMediaFileOutputResourceResource = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+// codecReadMediaFileOutputContentResourceValue is
+// ReadMediaFileOutputContentResourceValue's table for MarshalJSON and
+// UnmarshalJSON.
+var codecReadMediaFileOutputContentResourceValue = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "uri", Required: true},
 	{Name: "mimeType", Presence: mcpimpl.OmitNil},
 	{Name: "blob", Required: true},
 }}
 
-func (v *ReadMediaFileOutputResourceResource) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *ReadMediaFileOutputContentResourceValue) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ReadMultipleFilesInput is the input (arguments) of the "read_multiple_files" tool.
+// ReadMultipleFilesInput is the input (arguments) of the "read_multiple_files"
+// tool.
 //
 // The tool's description:
 //
-//	Read Multiple Files
+// Read Multiple Files
+// Read the contents of multiple files simultaneously. This is more efficient
+// than reading files one by one when you need to analyze or compare multiple
+// files. Each file's content is returned with its path as a reference. Failed
+// reads for individual files won't stop the entire operation. Only works within
+// allowed directories.
 //
-//	Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReadMultipleFilesInput struct {
-	// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+	// Array of file paths to read. Each path must be a string pointing to a
+	// valid file within allowed directories.
 	Paths []string `json:"paths"`
 }
 
@@ -2294,7 +2320,8 @@ func (v *ReadMultipleFilesInput) UnmarshalJSON(data []byte) error {
 	return codecReadMultipleFilesInput.Decode(data, v)
 }
 
-// codecReadMultipleFilesInput is ReadMultipleFilesInput's table for MarshalJSON and UnmarshalJSON.
+// codecReadMultipleFilesInput is ReadMultipleFilesInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecReadMultipleFilesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "paths", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -2305,39 +2332,41 @@ func (v *ReadMultipleFilesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the read_multiple_files input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_multiple_files input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadMultipleFilesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_multiple_files input")
 }
 
-// DecodeReadMultipleFilesInput decodes the read_multiple_files input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeReadMultipleFilesInput decodes the read_multiple_files input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadMultipleFilesInput(data []byte) (v ReadMultipleFilesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_multiple_files input")
 	return v, err
 }
 
-// ReadMultipleFilesOutput is the output (structured content) of the "read_multiple_files" tool.
+// ReadMultipleFilesOutput is the output (structured content) of the
+// "read_multiple_files" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadMultipleFilesOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadMultipleFilesOutput) MarshalJSON() ([]byte, error) {
 	return codecReadMultipleFilesOutput.Encode(&v)
 }
@@ -2349,25 +2378,26 @@ func (v *ReadMultipleFilesOutput) UnmarshalJSON(data []byte) error {
 	return codecReadMultipleFilesOutput.Decode(data, v)
 }
 
-// codecReadMultipleFilesOutput is ReadMultipleFilesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecReadMultipleFilesOutput is ReadMultipleFilesOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecReadMultipleFilesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ReadMultipleFilesOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_multiple_files output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_multiple_files output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadMultipleFilesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_multiple_files output")
 }
 
-// DecodeReadMultipleFilesOutput decodes the read_multiple_files output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeReadMultipleFilesOutput decodes the read_multiple_files output strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadMultipleFilesOutput(data []byte) (v ReadMultipleFilesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_multiple_files output")
 	return v, err
@@ -2377,12 +2407,17 @@ func DecodeReadMultipleFilesOutput(data []byte) (v ReadMultipleFilesOutput, err 
 //
 // The tool's description:
 //
-//	Read Text File
+// Read Text File
+// Read the complete contents of a file from the file system as text. Handles
+// various text encodings and provides detailed error messages if the file
+// cannot be read. Use this tool when you need to examine the contents of a
+// single file. Use the 'head' parameter to read only the first N lines of a
+// file, or the 'tail' parameter to read only the last N lines of a file.
+// Operates on the file as text regardless of extension. Only works within
+// allowed directories.
 //
-//	Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReadTextFileInput struct {
 	Path string `json:"path"`
 
@@ -2404,7 +2439,8 @@ func (v *ReadTextFileInput) UnmarshalJSON(data []byte) error {
 	return codecReadTextFileInput.Decode(data, v)
 }
 
-// codecReadTextFileInput is ReadTextFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecReadTextFileInput is ReadTextFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadTextFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "tail", Presence: mcpimpl.OmitNil},
@@ -2413,39 +2449,41 @@ var codecReadTextFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ReadTextFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_text_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_text_file input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadTextFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_text_file input")
 }
 
-// DecodeReadTextFileInput decodes the read_text_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeReadTextFileInput decodes the read_text_file input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadTextFileInput(data []byte) (v ReadTextFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_text_file input")
 	return v, err
 }
 
-// ReadTextFileOutput is the output (structured content) of the "read_text_file" tool.
+// ReadTextFileOutput is the output (structured content) of the "read_text_file"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadTextFileOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadTextFileOutput) MarshalJSON() ([]byte, error) {
 	return codecReadTextFileOutput.Encode(&v)
 }
@@ -2457,24 +2495,25 @@ func (v *ReadTextFileOutput) UnmarshalJSON(data []byte) error {
 	return codecReadTextFileOutput.Decode(data, v)
 }
 
-// codecReadTextFileOutput is ReadTextFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecReadTextFileOutput is ReadTextFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadTextFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *ReadTextFileOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_text_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_text_file output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadTextFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_text_file output")
 }
 
-// DecodeReadTextFileOutput decodes the read_text_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeReadTextFileOutput decodes the read_text_file output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadTextFileOutput(data []byte) (v ReadTextFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_text_file output")
@@ -2485,12 +2524,16 @@ func DecodeReadTextFileOutput(data []byte) (v ReadTextFileOutput, err error) {
 //
 // The tool's description:
 //
-//	Search Files
+// Search Files
+// Recursively search for files and directories matching a pattern. The patterns
+// should be glob-style patterns that match paths relative to the working
+// directory. Use pattern like '*.ext' to match files in current directory, and
+// '**/*.ext' to match files in all subdirectories. Returns full paths to all
+// matching items. Great for finding files when you don't know their exact
+// location. Only searches within allowed directories.
 //
-//	Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchFilesInput struct {
 	Path string `json:"path"`
 
@@ -2511,7 +2554,8 @@ func (v *SearchFilesInput) UnmarshalJSON(data []byte) error {
 	return codecSearchFilesInput.Decode(data, v)
 }
 
-// codecSearchFilesInput is SearchFilesInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchFilesInput is SearchFilesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchFilesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "pattern", Required: true},
@@ -2520,39 +2564,41 @@ var codecSearchFilesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *SearchFilesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the search_files input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_files input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchFilesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_files input")
 }
 
-// DecodeSearchFilesInput decodes the search_files input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchFilesInput decodes the search_files input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchFilesInput(data []byte) (v SearchFilesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_files input")
 	return v, err
 }
 
-// SearchFilesOutput is the output (structured content) of the "search_files" tool.
+// SearchFilesOutput is the output (structured content) of the "search_files"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SearchFilesOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SearchFilesOutput) MarshalJSON() ([]byte, error) {
 	return codecSearchFilesOutput.Encode(&v)
 }
@@ -2564,24 +2610,25 @@ func (v *SearchFilesOutput) UnmarshalJSON(data []byte) error {
 	return codecSearchFilesOutput.Decode(data, v)
 }
 
-// codecSearchFilesOutput is SearchFilesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchFilesOutput is SearchFilesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchFilesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *SearchFilesOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the search_files output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_files output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchFilesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_files output")
 }
 
-// DecodeSearchFilesOutput decodes the search_files output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSearchFilesOutput decodes the search_files output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchFilesOutput(data []byte) (v SearchFilesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_files output")
@@ -2592,12 +2639,13 @@ func DecodeSearchFilesOutput(data []byte) (v SearchFilesOutput, err error) {
 //
 // The tool's description:
 //
-//	Write File
+// Write File
+// Create a new file or completely overwrite an existing file with new content.
+// Use with caution as it will overwrite existing files without warning. Handles
+// text content with proper encoding. Only works within allowed directories.
 //
-//	Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type WriteFileInput struct {
 	Path string `json:"path"`
 
@@ -2615,7 +2663,8 @@ func (v *WriteFileInput) UnmarshalJSON(data []byte) error {
 	return codecWriteFileInput.Decode(data, v)
 }
 
-// codecWriteFileInput is WriteFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecWriteFileInput is WriteFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecWriteFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "path", Required: true},
 	{Name: "content", Required: true},
@@ -2623,8 +2672,8 @@ var codecWriteFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *WriteFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the write_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the write_file input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *WriteFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -2632,9 +2681,9 @@ func (v *WriteFileInput) Validate() error {
 }
 
 // DecodeWriteFileInput decodes the write_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeWriteFileInput(data []byte) (v WriteFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "write_file input")
 	return v, err
@@ -2642,20 +2691,21 @@ func DecodeWriteFileInput(data []byte) (v WriteFileInput, err error) {
 
 // WriteFileOutput is the output (structured content) of the "write_file" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type WriteFileOutput struct {
 	Content string `json:"content"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v WriteFileOutput) MarshalJSON() ([]byte, error) {
 	return codecWriteFileOutput.Encode(&v)
 }
@@ -2667,25 +2717,26 @@ func (v *WriteFileOutput) UnmarshalJSON(data []byte) error {
 	return codecWriteFileOutput.Decode(data, v)
 }
 
-// codecWriteFileOutput is WriteFileOutput's table for MarshalJSON and UnmarshalJSON.
+// codecWriteFileOutput is WriteFileOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecWriteFileOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 }}
 
 func (v *WriteFileOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the write_file output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the write_file output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *WriteFileOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("write_file output")
 }
 
-// DecodeWriteFileOutput decodes the write_file output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeWriteFileOutput decodes the write_file output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeWriteFileOutput(data []byte) (v WriteFileOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "write_file output")
 	return v, err

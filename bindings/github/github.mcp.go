@@ -5,7 +5,6 @@ package github
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
@@ -20,8 +19,8 @@ const _ = mcpimpl.SupportPackageIsVersion1
 // refuses a value outside the Go type's range, naming the member: it could
 // not be carried without loss.
 
-// ToolName is the wire name of one of the github server's tools;
-// Client.Toolset takes the constants below.
+// ToolName is the wire name of one of the github server's tools; Client.Toolset
+// takes the constants below.
 type ToolName string
 
 // The github server's tools.
@@ -269,9 +268,9 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
-// Invokers builds every typed tool of the github server over c, each with
-// opts; its signature is that of ToolSource.Bind in package runtime/manager,
-// for a connection manager.
+// Invokers builds every typed tool of the github server over c, each with opts;
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewActionsGet(c, opts...),
@@ -395,10 +394,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 }
 
 // Client calls the github server's tools with typed inputs and outputs, and
-// reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller                                       mcpruntime.Caller
 	opts                                         []mcpruntime.Option
@@ -649,17 +648,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "actions_get", "actions_list", "actions_run_trigger", "add_comment_to_pending_review", "add_issue_comment", "add_issue_comment_reaction", "add_issue_reaction", "add_pull_request_review_comment", "add_pull_request_review_comment_reaction", "add_reply_to_pull_request_comment", "add_sub_issue", "assign_copilot_to_issue", "assign_copilot_to_issue_with_intent", "create_branch", "create_gist", "create_issue", "create_or_update_file", "create_pull_request", "create_pull_request_review", "create_repository", "delete_file", "delete_pending_pull_request_review", "delete_repository", "discussion_comment_write", "dismiss_notification", "find_duplicate", "fork_repository", "get_code_quality_finding", "get_code_scanning_alert", "get_commit", "get_dependabot_alert", "get_discussion", "get_discussion_comments", "get_file_blame", "get_file_contents", "get_gist", "get_global_security_advisory", "get_job_logs", "get_label", "get_latest_release", "get_me", "get_notification_details", "get_release_by_tag", "get_repository_tree", "get_secret_scanning_alert", "get_tag", "get_team_members", "get_teams", "issue_dependency_read", "issue_dependency_write", "issue_read", "issue_write", "label_write", "list_branches", "list_code_scanning_alerts", "list_commits", "list_dependabot_alerts", "list_discussion_categories", "list_discussions", "list_gists", "list_global_security_advisories", "list_issue_fields", "list_issue_types", "list_issues", "list_label", "list_notifications", "list_org_repository_security_advisories", "list_pull_requests", "list_releases", "list_repository_collaborators", "list_repository_security_advisories", "list_secret_scanning_alerts", "list_starred_repositories", "list_tags", "manage_notification_subscription", "manage_repository_notification_subscription", "mark_all_notifications_read", "merge_pull_request", "projects_get", "projects_list", "projects_write", "pull_request_read", "pull_request_review_write", "push_files", "remove_sub_issue", "reprioritize_sub_issue", "request_copilot_review", "request_pull_request_reviewers", "resolve_review_thread", "search_code", "search_commits", "search_issues", "search_orgs", "search_pull_requests", "search_repositories", "search_users", "set_issue_fields", "star_repository", "sub_issue_write", "submit_pending_pull_request_review", "ui_get", "unresolve_review_thread", "unstar_repository", "update_gist", "update_issue_assignees", "update_issue_body", "update_issue_labels", "update_issue_milestone", "update_issue_state", "update_issue_title", "update_issue_type", "update_pull_request", "update_pull_request_body", "update_pull_request_branch", "update_pull_request_draft_state", "update_pull_request_state", "update_pull_request_title")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -972,9 +971,9 @@ var ActionsListDescriptor = mcpruntime.Descriptor{
 }
 
 // NewActionsList returns the "actions_list" tool over c. Call takes
-// ActionsListInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// ActionsListInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewActionsList(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ActionsListInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ActionsListInput, mcpruntime.NoOutput](&ActionsListDescriptor, c, opts...)
 }
@@ -999,17 +998,17 @@ var ActionsRunTriggerDescriptor = mcpruntime.Descriptor{
 }
 
 // NewActionsRunTrigger returns the "actions_run_trigger" tool over c. Call
-// takes ActionsRunTriggerInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// takes ActionsRunTriggerInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewActionsRunTrigger(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ActionsRunTriggerInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ActionsRunTriggerInput, mcpruntime.NoOutput](&ActionsRunTriggerDescriptor, c, opts...)
 }
 
 // AddCommentToPendingReviewDescriptor describes the
 // "add_comment_to_pending_review" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var AddCommentToPendingReviewDescriptor = mcpruntime.Descriptor{
 	Name:        "add_comment_to_pending_review",
 	GoName:      "AddCommentToPendingReview",
@@ -1026,11 +1025,10 @@ var AddCommentToPendingReviewDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewAddCommentToPendingReview returns the "add_comment_to_pending_review"
-// tool over c. Call takes AddCommentToPendingReviewInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// NewAddCommentToPendingReview returns the "add_comment_to_pending_review" tool
+// over c. Call takes AddCommentToPendingReviewInput and returns everything the
+// server sent (the tool declares no output schema); Invoke takes a language
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewAddCommentToPendingReview(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[AddCommentToPendingReviewInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[AddCommentToPendingReviewInput, mcpruntime.NoOutput](&AddCommentToPendingReviewDescriptor, c, opts...)
 }
@@ -1080,11 +1078,10 @@ var AddIssueCommentReactionDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewAddIssueCommentReaction returns the "add_issue_comment_reaction" tool
-// over c. Call takes AddIssueCommentReactionInput and returns everything the
-// server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// NewAddIssueCommentReaction returns the "add_issue_comment_reaction" tool over
+// c. Call takes AddIssueCommentReactionInput and returns everything the server
+// sent (the tool declares no output schema); Invoke takes a language model's
+// JSON arguments and returns text for it. It never touches the network.
 func NewAddIssueCommentReaction(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[AddIssueCommentReactionInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[AddIssueCommentReactionInput, mcpruntime.NoOutput](&AddIssueCommentReactionDescriptor, c, opts...)
 }
@@ -1135,9 +1132,9 @@ var AddPullRequestReviewCommentDescriptor = mcpruntime.Descriptor{
 
 // NewAddPullRequestReviewComment returns the "add_pull_request_review_comment"
 // tool over c. Call takes AddPullRequestReviewCommentInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewAddPullRequestReviewComment(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[AddPullRequestReviewCommentInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[AddPullRequestReviewCommentInput, mcpruntime.NoOutput](&AddPullRequestReviewCommentDescriptor, c, opts...)
 }
@@ -1192,8 +1189,8 @@ var AddReplyToPullRequestCommentDescriptor = mcpruntime.Descriptor{
 
 // NewAddReplyToPullRequestComment returns the
 // "add_reply_to_pull_request_comment" tool over c. Call takes
-// AddReplyToPullRequestCommentInput and returns everything the server sent
-// (the tool declares no output schema); Invoke takes a language model's JSON
+// AddReplyToPullRequestCommentInput and returns everything the server sent (the
+// tool declares no output schema); Invoke takes a language model's JSON
 // arguments and returns text for it. It never touches the network.
 func NewAddReplyToPullRequestComment(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[AddReplyToPullRequestCommentInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[AddReplyToPullRequestCommentInput, mcpruntime.NoOutput](&AddReplyToPullRequestCommentDescriptor, c, opts...)
@@ -1218,9 +1215,9 @@ var AddSubIssueDescriptor = mcpruntime.Descriptor{
 }
 
 // NewAddSubIssue returns the "add_sub_issue" tool over c. Call takes
-// AddSubIssueInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// AddSubIssueInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewAddSubIssue(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[AddSubIssueInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[AddSubIssueInput, mcpruntime.NoOutput](&AddSubIssueDescriptor, c, opts...)
 }
@@ -1253,9 +1250,9 @@ func NewAssignCopilotToIssue(c mcpruntime.Caller, opts ...mcpruntime.Option) *mc
 }
 
 // AssignCopilotToIssueWithIntentDescriptor describes the
-// "assign_copilot_to_issue_with_intent" tool as snapshotted in
-// mcp/github.json. The server sent none of destructiveHint and openWorldHint,
-// so the specification's defaults apply.
+// "assign_copilot_to_issue_with_intent" tool as snapshotted in mcp/github.json.
+// The server sent none of destructiveHint and openWorldHint, so the
+// specification's defaults apply.
 var AssignCopilotToIssueWithIntentDescriptor = mcpruntime.Descriptor{
 	Name:        "assign_copilot_to_issue_with_intent",
 	GoName:      "AssignCopilotToIssueWithIntent",
@@ -1302,8 +1299,8 @@ var CreateBranchDescriptor = mcpruntime.Descriptor{
 
 // NewCreateBranch returns the "create_branch" tool over c. Call takes
 // CreateBranchInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewCreateBranch(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[CreateBranchInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[CreateBranchInput, mcpruntime.NoOutput](&CreateBranchDescriptor, c, opts...)
 }
@@ -1354,9 +1351,9 @@ var CreateIssueDescriptor = mcpruntime.Descriptor{
 }
 
 // NewCreateIssue returns the "create_issue" tool over c. Call takes
-// CreateIssueInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// CreateIssueInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewCreateIssue(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[CreateIssueInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[CreateIssueInput, mcpruntime.NoOutput](&CreateIssueDescriptor, c, opts...)
 }
@@ -1408,9 +1405,9 @@ var CreatePullRequestDescriptor = mcpruntime.Descriptor{
 }
 
 // NewCreatePullRequest returns the "create_pull_request" tool over c. Call
-// takes CreatePullRequestInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// takes CreatePullRequestInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewCreatePullRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[CreatePullRequestInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[CreatePullRequestInput, mcpruntime.NoOutput](&CreatePullRequestDescriptor, c, opts...)
 }
@@ -1433,11 +1430,10 @@ var CreatePullRequestReviewDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewCreatePullRequestReview returns the "create_pull_request_review" tool
-// over c. Call takes CreatePullRequestReviewInput and returns everything the
-// server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// NewCreatePullRequestReview returns the "create_pull_request_review" tool over
+// c. Call takes CreatePullRequestReviewInput and returns everything the server
+// sent (the tool declares no output schema); Invoke takes a language model's
+// JSON arguments and returns text for it. It never touches the network.
 func NewCreatePullRequestReview(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[CreatePullRequestReviewInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[CreatePullRequestReviewInput, mcpruntime.NoOutput](&CreatePullRequestReviewDescriptor, c, opts...)
 }
@@ -1551,8 +1547,8 @@ func NewDeleteRepository(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcprun
 }
 
 // DiscussionCommentWriteDescriptor describes the "discussion_comment_write"
-// tool as snapshotted in mcp/github.json. The server sent no openWorldHint;
-// the specification's default applies.
+// tool as snapshotted in mcp/github.json. The server sent no openWorldHint; the
+// specification's default applies.
 var DiscussionCommentWriteDescriptor = mcpruntime.Descriptor{
 	Name:        "discussion_comment_write",
 	GoName:      "DiscussionCommentWrite",
@@ -1569,10 +1565,10 @@ var DiscussionCommentWriteDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewDiscussionCommentWrite returns the "discussion_comment_write" tool over
-// c. Call takes DiscussionCommentWriteInput and returns everything the server
-// sent (the tool declares no output schema); Invoke takes a language model's
-// JSON arguments and returns text for it. It never touches the network.
+// NewDiscussionCommentWrite returns the "discussion_comment_write" tool over c.
+// Call takes DiscussionCommentWriteInput and returns everything the server sent
+// (the tool declares no output schema); Invoke takes a language model's JSON
+// arguments and returns text for it. It never touches the network.
 func NewDiscussionCommentWrite(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[DiscussionCommentWriteInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[DiscussionCommentWriteInput, mcpruntime.NoOutput](&DiscussionCommentWriteDescriptor, c, opts...)
 }
@@ -1604,9 +1600,9 @@ func NewDismissNotification(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcp
 	return mcpruntime.NewTool[DismissNotificationInput, mcpruntime.NoOutput](&DismissNotificationDescriptor, c, opts...)
 }
 
-// FindDuplicateDescriptor describes the "find_duplicate" tool as snapshotted
-// in mcp/github.json. The server sent none of destructiveHint and
-// openWorldHint, so the specification's defaults apply.
+// FindDuplicateDescriptor describes the "find_duplicate" tool as snapshotted in
+// mcp/github.json. The server sent none of destructiveHint and openWorldHint,
+// so the specification's defaults apply.
 var FindDuplicateDescriptor = mcpruntime.Descriptor{
 	Name:        "find_duplicate",
 	GoName:      "FindDuplicate",
@@ -1625,8 +1621,8 @@ var FindDuplicateDescriptor = mcpruntime.Descriptor{
 
 // NewFindDuplicate returns the "find_duplicate" tool over c. Call takes
 // FindDuplicateInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewFindDuplicate(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[FindDuplicateInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[FindDuplicateInput, mcpruntime.NoOutput](&FindDuplicateDescriptor, c, opts...)
 }
@@ -1651,16 +1647,16 @@ var ForkRepositoryDescriptor = mcpruntime.Descriptor{
 }
 
 // NewForkRepository returns the "fork_repository" tool over c. Call takes
-// ForkRepositoryInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// ForkRepositoryInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewForkRepository(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ForkRepositoryInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ForkRepositoryInput, mcpruntime.NoOutput](&ForkRepositoryDescriptor, c, opts...)
 }
 
-// GetCodeQualityFindingDescriptor describes the "get_code_quality_finding"
-// tool as snapshotted in mcp/github.json. The server sent none of
-// destructiveHint and openWorldHint, so the specification's defaults apply.
+// GetCodeQualityFindingDescriptor describes the "get_code_quality_finding" tool
+// as snapshotted in mcp/github.json. The server sent none of destructiveHint
+// and openWorldHint, so the specification's defaults apply.
 var GetCodeQualityFindingDescriptor = mcpruntime.Descriptor{
 	Name:        "get_code_quality_finding",
 	GoName:      "GetCodeQualityFinding",
@@ -1766,9 +1762,9 @@ func NewGetDependabotAlert(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpr
 	return mcpruntime.NewTool[GetDependabotAlertInput, mcpruntime.NoOutput](&GetDependabotAlertDescriptor, c, opts...)
 }
 
-// GetDiscussionDescriptor describes the "get_discussion" tool as snapshotted
-// in mcp/github.json. The server sent none of destructiveHint and
-// openWorldHint, so the specification's defaults apply.
+// GetDiscussionDescriptor describes the "get_discussion" tool as snapshotted in
+// mcp/github.json. The server sent none of destructiveHint and openWorldHint,
+// so the specification's defaults apply.
 var GetDiscussionDescriptor = mcpruntime.Descriptor{
 	Name:        "get_discussion",
 	GoName:      "GetDiscussion",
@@ -1787,8 +1783,8 @@ var GetDiscussionDescriptor = mcpruntime.Descriptor{
 
 // NewGetDiscussion returns the "get_discussion" tool over c. Call takes
 // GetDiscussionInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewGetDiscussion(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetDiscussionInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetDiscussionInput, mcpruntime.NoOutput](&GetDiscussionDescriptor, c, opts...)
 }
@@ -1841,8 +1837,8 @@ var GetFileBlameDescriptor = mcpruntime.Descriptor{
 
 // NewGetFileBlame returns the "get_file_blame" tool over c. Call takes
 // GetFileBlameInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewGetFileBlame(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetFileBlameInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetFileBlameInput, mcpruntime.NoOutput](&GetFileBlameDescriptor, c, opts...)
 }
@@ -1903,8 +1899,8 @@ func NewGetGist(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool
 
 // GetGlobalSecurityAdvisoryDescriptor describes the
 // "get_global_security_advisory" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var GetGlobalSecurityAdvisoryDescriptor = mcpruntime.Descriptor{
 	Name:        "get_global_security_advisory",
 	GoName:      "GetGlobalSecurityAdvisory",
@@ -1924,8 +1920,7 @@ var GetGlobalSecurityAdvisoryDescriptor = mcpruntime.Descriptor{
 // NewGetGlobalSecurityAdvisory returns the "get_global_security_advisory" tool
 // over c. Call takes GetGlobalSecurityAdvisoryInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewGetGlobalSecurityAdvisory(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetGlobalSecurityAdvisoryInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetGlobalSecurityAdvisoryInput, mcpruntime.NoOutput](&GetGlobalSecurityAdvisoryDescriptor, c, opts...)
 }
@@ -1976,8 +1971,8 @@ var GetLabelDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewGetLabel returns the "get_label" tool over c. Call takes GetLabelInput
-// and returns everything the server sent (the tool declares no output schema);
+// NewGetLabel returns the "get_label" tool over c. Call takes GetLabelInput and
+// returns everything the server sent (the tool declares no output schema);
 // Invoke takes a language model's JSON arguments and returns text for it. It
 // never touches the network.
 func NewGetLabel(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetLabelInput, mcpruntime.NoOutput] {
@@ -2031,9 +2026,9 @@ var GetMeDescriptor = mcpruntime.Descriptor{
 }
 
 // NewGetMe returns the "get_me" tool over c. Call takes GetMeInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewGetMe(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetMeInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetMeInput, mcpruntime.NoOutput](&GetMeDescriptor, c, opts...)
 }
@@ -2057,10 +2052,10 @@ var GetNotificationDetailsDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewGetNotificationDetails returns the "get_notification_details" tool over
-// c. Call takes GetNotificationDetailsInput and returns everything the server
-// sent (the tool declares no output schema); Invoke takes a language model's
-// JSON arguments and returns text for it. It never touches the network.
+// NewGetNotificationDetails returns the "get_notification_details" tool over c.
+// Call takes GetNotificationDetailsInput and returns everything the server sent
+// (the tool declares no output schema); Invoke takes a language model's JSON
+// arguments and returns text for it. It never touches the network.
 func NewGetNotificationDetails(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetNotificationDetailsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetNotificationDetailsInput, mcpruntime.NoOutput](&GetNotificationDetailsDescriptor, c, opts...)
 }
@@ -2112,9 +2107,9 @@ var GetRepositoryTreeDescriptor = mcpruntime.Descriptor{
 }
 
 // NewGetRepositoryTree returns the "get_repository_tree" tool over c. Call
-// takes GetRepositoryTreeInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// takes GetRepositoryTreeInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewGetRepositoryTree(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetRepositoryTreeInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetRepositoryTreeInput, mcpruntime.NoOutput](&GetRepositoryTreeDescriptor, c, opts...)
 }
@@ -2173,8 +2168,8 @@ func NewGetTag(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[
 	return mcpruntime.NewTool[GetTagInput, mcpruntime.NoOutput](&GetTagDescriptor, c, opts...)
 }
 
-// GetTeamMembersDescriptor describes the "get_team_members" tool as
-// snapshotted in mcp/github.json. The server sent none of destructiveHint and
+// GetTeamMembersDescriptor describes the "get_team_members" tool as snapshotted
+// in mcp/github.json. The server sent none of destructiveHint and
 // openWorldHint, so the specification's defaults apply.
 var GetTeamMembersDescriptor = mcpruntime.Descriptor{
 	Name:        "get_team_members",
@@ -2193,9 +2188,9 @@ var GetTeamMembersDescriptor = mcpruntime.Descriptor{
 }
 
 // NewGetTeamMembers returns the "get_team_members" tool over c. Call takes
-// GetTeamMembersInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// GetTeamMembersInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewGetTeamMembers(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetTeamMembersInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetTeamMembersInput, mcpruntime.NoOutput](&GetTeamMembersDescriptor, c, opts...)
 }
@@ -2219,8 +2214,8 @@ var GetTeamsDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewGetTeams returns the "get_teams" tool over c. Call takes GetTeamsInput
-// and returns everything the server sent (the tool declares no output schema);
+// NewGetTeams returns the "get_teams" tool over c. Call takes GetTeamsInput and
+// returns everything the server sent (the tool declares no output schema);
 // Invoke takes a language model's JSON arguments and returns text for it. It
 // never touches the network.
 func NewGetTeams(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetTeamsInput, mcpruntime.NoOutput] {
@@ -2254,9 +2249,9 @@ func NewIssueDependencyRead(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcp
 	return mcpruntime.NewTool[IssueDependencyReadInput, mcpruntime.NoOutput](&IssueDependencyReadDescriptor, c, opts...)
 }
 
-// IssueDependencyWriteDescriptor describes the "issue_dependency_write" tool
-// as snapshotted in mcp/github.json. The server sent none of destructiveHint
-// and openWorldHint, so the specification's defaults apply.
+// IssueDependencyWriteDescriptor describes the "issue_dependency_write" tool as
+// snapshotted in mcp/github.json. The server sent none of destructiveHint and
+// openWorldHint, so the specification's defaults apply.
 var IssueDependencyWriteDescriptor = mcpruntime.Descriptor{
 	Name:        "issue_dependency_write",
 	GoName:      "IssueDependencyWrite",
@@ -2383,8 +2378,8 @@ var ListBranchesDescriptor = mcpruntime.Descriptor{
 
 // NewListBranches returns the "list_branches" tool over c. Call takes
 // ListBranchesInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewListBranches(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListBranchesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListBranchesInput, mcpruntime.NoOutput](&ListBranchesDescriptor, c, opts...)
 }
@@ -2436,16 +2431,16 @@ var ListCommitsDescriptor = mcpruntime.Descriptor{
 }
 
 // NewListCommits returns the "list_commits" tool over c. Call takes
-// ListCommitsInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// ListCommitsInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewListCommits(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListCommitsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListCommitsInput, mcpruntime.NoOutput](&ListCommitsDescriptor, c, opts...)
 }
 
-// ListDependabotAlertsDescriptor describes the "list_dependabot_alerts" tool
-// as snapshotted in mcp/github.json. The server sent none of destructiveHint
-// and openWorldHint, so the specification's defaults apply.
+// ListDependabotAlertsDescriptor describes the "list_dependabot_alerts" tool as
+// snapshotted in mcp/github.json. The server sent none of destructiveHint and
+// openWorldHint, so the specification's defaults apply.
 var ListDependabotAlertsDescriptor = mcpruntime.Descriptor{
 	Name:        "list_dependabot_alerts",
 	GoName:      "ListDependabotAlerts",
@@ -2470,10 +2465,9 @@ func NewListDependabotAlerts(c mcpruntime.Caller, opts ...mcpruntime.Option) *mc
 	return mcpruntime.NewTool[ListDependabotAlertsInput, mcpruntime.NoOutput](&ListDependabotAlertsDescriptor, c, opts...)
 }
 
-// ListDiscussionCategoriesDescriptor describes the
-// "list_discussion_categories" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// ListDiscussionCategoriesDescriptor describes the "list_discussion_categories"
+// tool as snapshotted in mcp/github.json. The server sent none of
+// destructiveHint and openWorldHint, so the specification's defaults apply.
 var ListDiscussionCategoriesDescriptor = mcpruntime.Descriptor{
 	Name:        "list_discussion_categories",
 	GoName:      "ListDiscussionCategories",
@@ -2493,8 +2487,7 @@ var ListDiscussionCategoriesDescriptor = mcpruntime.Descriptor{
 // NewListDiscussionCategories returns the "list_discussion_categories" tool
 // over c. Call takes ListDiscussionCategoriesInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewListDiscussionCategories(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListDiscussionCategoriesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListDiscussionCategoriesInput, mcpruntime.NoOutput](&ListDiscussionCategoriesDescriptor, c, opts...)
 }
@@ -2554,9 +2547,9 @@ func NewListGists(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.To
 }
 
 // ListGlobalSecurityAdvisoriesDescriptor describes the
-// "list_global_security_advisories" tool as snapshotted in mcp/github.json.
-// The server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// "list_global_security_advisories" tool as snapshotted in mcp/github.json. The
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var ListGlobalSecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	Name:        "list_global_security_advisories",
 	GoName:      "ListGlobalSecurityAdvisories",
@@ -2573,11 +2566,11 @@ var ListGlobalSecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewListGlobalSecurityAdvisories returns the
-// "list_global_security_advisories" tool over c. Call takes
-// ListGlobalSecurityAdvisoriesInput and returns everything the server sent
-// (the tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// NewListGlobalSecurityAdvisories returns the "list_global_security_advisories"
+// tool over c. Call takes ListGlobalSecurityAdvisoriesInput and returns
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewListGlobalSecurityAdvisories(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListGlobalSecurityAdvisoriesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListGlobalSecurityAdvisoriesInput, mcpruntime.NoOutput](&ListGlobalSecurityAdvisoriesDescriptor, c, opts...)
 }
@@ -2609,8 +2602,8 @@ func NewListIssueFields(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcprunt
 	return mcpruntime.NewTool[ListIssueFieldsInput, mcpruntime.NoOutput](&ListIssueFieldsDescriptor, c, opts...)
 }
 
-// ListIssueTypesDescriptor describes the "list_issue_types" tool as
-// snapshotted in mcp/github.json. The server sent none of destructiveHint and
+// ListIssueTypesDescriptor describes the "list_issue_types" tool as snapshotted
+// in mcp/github.json. The server sent none of destructiveHint and
 // openWorldHint, so the specification's defaults apply.
 var ListIssueTypesDescriptor = mcpruntime.Descriptor{
 	Name:        "list_issue_types",
@@ -2629,9 +2622,9 @@ var ListIssueTypesDescriptor = mcpruntime.Descriptor{
 }
 
 // NewListIssueTypes returns the "list_issue_types" tool over c. Call takes
-// ListIssueTypesInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// ListIssueTypesInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewListIssueTypes(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListIssueTypesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListIssueTypesInput, mcpruntime.NoOutput](&ListIssueTypesDescriptor, c, opts...)
 }
@@ -2709,10 +2702,10 @@ var ListNotificationsDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewListNotifications returns the "list_notifications" tool over c. Call
-// takes ListNotificationsInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// NewListNotifications returns the "list_notifications" tool over c. Call takes
+// ListNotificationsInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewListNotifications(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListNotificationsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListNotificationsInput, mcpruntime.NoOutput](&ListNotificationsDescriptor, c, opts...)
 }
@@ -2794,16 +2787,16 @@ var ListReleasesDescriptor = mcpruntime.Descriptor{
 
 // NewListReleases returns the "list_releases" tool over c. Call takes
 // ListReleasesInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewListReleases(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListReleasesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListReleasesInput, mcpruntime.NoOutput](&ListReleasesDescriptor, c, opts...)
 }
 
 // ListRepositoryCollaboratorsDescriptor describes the
 // "list_repository_collaborators" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var ListRepositoryCollaboratorsDescriptor = mcpruntime.Descriptor{
 	Name:        "list_repository_collaborators",
 	GoName:      "ListRepositoryCollaborators",
@@ -2822,17 +2815,17 @@ var ListRepositoryCollaboratorsDescriptor = mcpruntime.Descriptor{
 
 // NewListRepositoryCollaborators returns the "list_repository_collaborators"
 // tool over c. Call takes ListRepositoryCollaboratorsInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewListRepositoryCollaborators(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListRepositoryCollaboratorsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListRepositoryCollaboratorsInput, mcpruntime.NoOutput](&ListRepositoryCollaboratorsDescriptor, c, opts...)
 }
 
 // ListRepositorySecurityAdvisoriesDescriptor describes the
-// "list_repository_security_advisories" tool as snapshotted in
-// mcp/github.json. The server sent none of destructiveHint and openWorldHint,
-// so the specification's defaults apply.
+// "list_repository_security_advisories" tool as snapshotted in mcp/github.json.
+// The server sent none of destructiveHint and openWorldHint, so the
+// specification's defaults apply.
 var ListRepositorySecurityAdvisoriesDescriptor = mcpruntime.Descriptor{
 	Name:        "list_repository_security_advisories",
 	GoName:      "ListRepositorySecurityAdvisories",
@@ -2860,8 +2853,8 @@ func NewListRepositorySecurityAdvisories(c mcpruntime.Caller, opts ...mcpruntime
 
 // ListSecretScanningAlertsDescriptor describes the
 // "list_secret_scanning_alerts" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var ListSecretScanningAlertsDescriptor = mcpruntime.Descriptor{
 	Name:        "list_secret_scanning_alerts",
 	GoName:      "ListSecretScanningAlerts",
@@ -2881,8 +2874,7 @@ var ListSecretScanningAlertsDescriptor = mcpruntime.Descriptor{
 // NewListSecretScanningAlerts returns the "list_secret_scanning_alerts" tool
 // over c. Call takes ListSecretScanningAlertsInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewListSecretScanningAlerts(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListSecretScanningAlertsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ListSecretScanningAlertsInput, mcpruntime.NoOutput](&ListSecretScanningAlertsDescriptor, c, opts...)
 }
@@ -2933,8 +2925,8 @@ var ListTagsDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewListTags returns the "list_tags" tool over c. Call takes ListTagsInput
-// and returns everything the server sent (the tool declares no output schema);
+// NewListTags returns the "list_tags" tool over c. Call takes ListTagsInput and
+// returns everything the server sent (the tool declares no output schema);
 // Invoke takes a language model's JSON arguments and returns text for it. It
 // never touches the network.
 func NewListTags(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ListTagsInput, mcpruntime.NoOutput] {
@@ -2993,16 +2985,15 @@ var ManageRepositoryNotificationSubscriptionDescriptor = mcpruntime.Descriptor{
 // "manage_repository_notification_subscription" tool over c. Call takes
 // ManageRepositoryNotificationSubscriptionInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewManageRepositoryNotificationSubscription(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ManageRepositoryNotificationSubscriptionInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ManageRepositoryNotificationSubscriptionInput, mcpruntime.NoOutput](&ManageRepositoryNotificationSubscriptionDescriptor, c, opts...)
 }
 
 // MarkAllNotificationsReadDescriptor describes the
 // "mark_all_notifications_read" tool as snapshotted in mcp/github.json. The
-// server sent none of destructiveHint and openWorldHint, so the
-// specification's defaults apply.
+// server sent none of destructiveHint and openWorldHint, so the specification's
+// defaults apply.
 var MarkAllNotificationsReadDescriptor = mcpruntime.Descriptor{
 	Name:        "mark_all_notifications_read",
 	GoName:      "MarkAllNotificationsRead",
@@ -3022,8 +3013,7 @@ var MarkAllNotificationsReadDescriptor = mcpruntime.Descriptor{
 // NewMarkAllNotificationsRead returns the "mark_all_notifications_read" tool
 // over c. Call takes MarkAllNotificationsReadInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewMarkAllNotificationsRead(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[MarkAllNotificationsReadInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[MarkAllNotificationsReadInput, mcpruntime.NoOutput](&MarkAllNotificationsReadDescriptor, c, opts...)
 }
@@ -3075,9 +3065,9 @@ var ProjectsGetDescriptor = mcpruntime.Descriptor{
 }
 
 // NewProjectsGet returns the "projects_get" tool over c. Call takes
-// ProjectsGetInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// ProjectsGetInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewProjectsGet(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ProjectsGetInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ProjectsGetInput, mcpruntime.NoOutput](&ProjectsGetDescriptor, c, opts...)
 }
@@ -3103,14 +3093,14 @@ var ProjectsListDescriptor = mcpruntime.Descriptor{
 
 // NewProjectsList returns the "projects_list" tool over c. Call takes
 // ProjectsListInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewProjectsList(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ProjectsListInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ProjectsListInput, mcpruntime.NoOutput](&ProjectsListDescriptor, c, opts...)
 }
 
-// ProjectsWriteDescriptor describes the "projects_write" tool as snapshotted
-// in mcp/github.json. The server sent no openWorldHint; the specification's
+// ProjectsWriteDescriptor describes the "projects_write" tool as snapshotted in
+// mcp/github.json. The server sent no openWorldHint; the specification's
 // default applies.
 var ProjectsWriteDescriptor = mcpruntime.Descriptor{
 	Name:        "projects_write",
@@ -3130,8 +3120,8 @@ var ProjectsWriteDescriptor = mcpruntime.Descriptor{
 
 // NewProjectsWrite returns the "projects_write" tool over c. Call takes
 // ProjectsWriteInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewProjectsWrite(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ProjectsWriteInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ProjectsWriteInput, mcpruntime.NoOutput](&ProjectsWriteDescriptor, c, opts...)
 }
@@ -3217,8 +3207,8 @@ func NewPushFiles(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.To
 	return mcpruntime.NewTool[PushFilesInput, mcpruntime.NoOutput](&PushFilesDescriptor, c, opts...)
 }
 
-// RemoveSubIssueDescriptor describes the "remove_sub_issue" tool as
-// snapshotted in mcp/github.json.
+// RemoveSubIssueDescriptor describes the "remove_sub_issue" tool as snapshotted
+// in mcp/github.json.
 var RemoveSubIssueDescriptor = mcpruntime.Descriptor{
 	Name:        "remove_sub_issue",
 	GoName:      "RemoveSubIssue",
@@ -3236,15 +3226,15 @@ var RemoveSubIssueDescriptor = mcpruntime.Descriptor{
 }
 
 // NewRemoveSubIssue returns the "remove_sub_issue" tool over c. Call takes
-// RemoveSubIssueInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// RemoveSubIssueInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewRemoveSubIssue(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[RemoveSubIssueInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[RemoveSubIssueInput, mcpruntime.NoOutput](&RemoveSubIssueDescriptor, c, opts...)
 }
 
-// ReprioritizeSubIssueDescriptor describes the "reprioritize_sub_issue" tool
-// as snapshotted in mcp/github.json.
+// ReprioritizeSubIssueDescriptor describes the "reprioritize_sub_issue" tool as
+// snapshotted in mcp/github.json.
 var ReprioritizeSubIssueDescriptor = mcpruntime.Descriptor{
 	Name:        "reprioritize_sub_issue",
 	GoName:      "ReprioritizeSubIssue",
@@ -3269,9 +3259,9 @@ func NewReprioritizeSubIssue(c mcpruntime.Caller, opts ...mcpruntime.Option) *mc
 	return mcpruntime.NewTool[ReprioritizeSubIssueInput, mcpruntime.NoOutput](&ReprioritizeSubIssueDescriptor, c, opts...)
 }
 
-// RequestCopilotReviewDescriptor describes the "request_copilot_review" tool
-// as snapshotted in mcp/github.json. The server sent none of destructiveHint
-// and openWorldHint, so the specification's defaults apply.
+// RequestCopilotReviewDescriptor describes the "request_copilot_review" tool as
+// snapshotted in mcp/github.json. The server sent none of destructiveHint and
+// openWorldHint, so the specification's defaults apply.
 var RequestCopilotReviewDescriptor = mcpruntime.Descriptor{
 	Name:        "request_copilot_review",
 	GoName:      "RequestCopilotReview",
@@ -3316,9 +3306,9 @@ var RequestPullRequestReviewersDescriptor = mcpruntime.Descriptor{
 
 // NewRequestPullRequestReviewers returns the "request_pull_request_reviewers"
 // tool over c. Call takes RequestPullRequestReviewersInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewRequestPullRequestReviewers(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[RequestPullRequestReviewersInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[RequestPullRequestReviewersInput, mcpruntime.NoOutput](&RequestPullRequestReviewersDescriptor, c, opts...)
 }
@@ -3376,9 +3366,9 @@ func NewSearchCode(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.T
 	return mcpruntime.NewTool[SearchCodeInput, mcpruntime.NoOutput](&SearchCodeDescriptor, c, opts...)
 }
 
-// SearchCommitsDescriptor describes the "search_commits" tool as snapshotted
-// in mcp/github.json. The server sent none of destructiveHint and
-// openWorldHint, so the specification's defaults apply.
+// SearchCommitsDescriptor describes the "search_commits" tool as snapshotted in
+// mcp/github.json. The server sent none of destructiveHint and openWorldHint,
+// so the specification's defaults apply.
 var SearchCommitsDescriptor = mcpruntime.Descriptor{
 	Name:        "search_commits",
 	GoName:      "SearchCommits",
@@ -3397,8 +3387,8 @@ var SearchCommitsDescriptor = mcpruntime.Descriptor{
 
 // NewSearchCommits returns the "search_commits" tool over c. Call takes
 // SearchCommitsInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewSearchCommits(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SearchCommitsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[SearchCommitsInput, mcpruntime.NoOutput](&SearchCommitsDescriptor, c, opts...)
 }
@@ -3424,8 +3414,8 @@ var SearchIssuesDescriptor = mcpruntime.Descriptor{
 
 // NewSearchIssues returns the "search_issues" tool over c. Call takes
 // SearchIssuesInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewSearchIssues(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SearchIssuesInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[SearchIssuesInput, mcpruntime.NoOutput](&SearchIssuesDescriptor, c, opts...)
 }
@@ -3531,15 +3521,15 @@ var SearchUsersDescriptor = mcpruntime.Descriptor{
 }
 
 // NewSearchUsers returns the "search_users" tool over c. Call takes
-// SearchUsersInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// SearchUsersInput and returns everything the server sent (the tool declares no
+// output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewSearchUsers(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SearchUsersInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[SearchUsersInput, mcpruntime.NoOutput](&SearchUsersDescriptor, c, opts...)
 }
 
-// SetIssueFieldsDescriptor describes the "set_issue_fields" tool as
-// snapshotted in mcp/github.json.
+// SetIssueFieldsDescriptor describes the "set_issue_fields" tool as snapshotted
+// in mcp/github.json.
 var SetIssueFieldsDescriptor = mcpruntime.Descriptor{
 	Name:        "set_issue_fields",
 	GoName:      "SetIssueFields",
@@ -3557,9 +3547,9 @@ var SetIssueFieldsDescriptor = mcpruntime.Descriptor{
 }
 
 // NewSetIssueFields returns the "set_issue_fields" tool over c. Call takes
-// SetIssueFieldsInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// SetIssueFieldsInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewSetIssueFields(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SetIssueFieldsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[SetIssueFieldsInput, mcpruntime.NoOutput](&SetIssueFieldsDescriptor, c, opts...)
 }
@@ -3584,9 +3574,9 @@ var StarRepositoryDescriptor = mcpruntime.Descriptor{
 }
 
 // NewStarRepository returns the "star_repository" tool over c. Call takes
-// StarRepositoryInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// StarRepositoryInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewStarRepository(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[StarRepositoryInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[StarRepositoryInput, mcpruntime.NoOutput](&StarRepositoryDescriptor, c, opts...)
 }
@@ -3612,8 +3602,8 @@ var SubIssueWriteDescriptor = mcpruntime.Descriptor{
 
 // NewSubIssueWrite returns the "sub_issue_write" tool over c. Call takes
 // SubIssueWriteInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewSubIssueWrite(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SubIssueWriteInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[SubIssueWriteInput, mcpruntime.NoOutput](&SubIssueWriteDescriptor, c, opts...)
 }
@@ -3665,9 +3655,9 @@ var UIGetDescriptor = mcpruntime.Descriptor{
 }
 
 // NewUIGet returns the "ui_get" tool over c. Call takes UIGetInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewUIGet(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UIGetInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[UIGetInput, mcpruntime.NoOutput](&UIGetDescriptor, c, opts...)
 }
@@ -3752,8 +3742,8 @@ func NewUpdateGist(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.T
 	return mcpruntime.NewTool[UpdateGistInput, mcpruntime.NoOutput](&UpdateGistDescriptor, c, opts...)
 }
 
-// UpdateIssueAssigneesDescriptor describes the "update_issue_assignees" tool
-// as snapshotted in mcp/github.json.
+// UpdateIssueAssigneesDescriptor describes the "update_issue_assignees" tool as
+// snapshotted in mcp/github.json.
 var UpdateIssueAssigneesDescriptor = mcpruntime.Descriptor{
 	Name:        "update_issue_assignees",
 	GoName:      "UpdateIssueAssignees",
@@ -3823,15 +3813,15 @@ var UpdateIssueLabelsDescriptor = mcpruntime.Descriptor{
 }
 
 // NewUpdateIssueLabels returns the "update_issue_labels" tool over c. Call
-// takes UpdateIssueLabelsInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// takes UpdateIssueLabelsInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewUpdateIssueLabels(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UpdateIssueLabelsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[UpdateIssueLabelsInput, mcpruntime.NoOutput](&UpdateIssueLabelsDescriptor, c, opts...)
 }
 
-// UpdateIssueMilestoneDescriptor describes the "update_issue_milestone" tool
-// as snapshotted in mcp/github.json.
+// UpdateIssueMilestoneDescriptor describes the "update_issue_milestone" tool as
+// snapshotted in mcp/github.json.
 var UpdateIssueMilestoneDescriptor = mcpruntime.Descriptor{
 	Name:        "update_issue_milestone",
 	GoName:      "UpdateIssueMilestone",
@@ -3954,15 +3944,15 @@ var UpdatePullRequestDescriptor = mcpruntime.Descriptor{
 }
 
 // NewUpdatePullRequest returns the "update_pull_request" tool over c. Call
-// takes UpdatePullRequestInput and returns everything the server sent (the
-// tool declares no output schema); Invoke takes a language model's JSON
-// arguments and returns text for it. It never touches the network.
+// takes UpdatePullRequestInput and returns everything the server sent (the tool
+// declares no output schema); Invoke takes a language model's JSON arguments
+// and returns text for it. It never touches the network.
 func NewUpdatePullRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UpdatePullRequestInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[UpdatePullRequestInput, mcpruntime.NoOutput](&UpdatePullRequestDescriptor, c, opts...)
 }
 
-// UpdatePullRequestBodyDescriptor describes the "update_pull_request_body"
-// tool as snapshotted in mcp/github.json.
+// UpdatePullRequestBodyDescriptor describes the "update_pull_request_body" tool
+// as snapshotted in mcp/github.json.
 var UpdatePullRequestBodyDescriptor = mcpruntime.Descriptor{
 	Name:        "update_pull_request_body",
 	GoName:      "UpdatePullRequestBody",
@@ -4006,11 +3996,10 @@ var UpdatePullRequestBranchDescriptor = mcpruntime.Descriptor{
 	Server:      "github/",
 }
 
-// NewUpdatePullRequestBranch returns the "update_pull_request_branch" tool
-// over c. Call takes UpdatePullRequestBranchInput and returns everything the
-// server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// NewUpdatePullRequestBranch returns the "update_pull_request_branch" tool over
+// c. Call takes UpdatePullRequestBranchInput and returns everything the server
+// sent (the tool declares no output schema); Invoke takes a language model's
+// JSON arguments and returns text for it. It never touches the network.
 func NewUpdatePullRequestBranch(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UpdatePullRequestBranchInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[UpdatePullRequestBranchInput, mcpruntime.NoOutput](&UpdatePullRequestBranchDescriptor, c, opts...)
 }
@@ -4035,9 +4024,9 @@ var UpdatePullRequestDraftStateDescriptor = mcpruntime.Descriptor{
 
 // NewUpdatePullRequestDraftState returns the "update_pull_request_draft_state"
 // tool over c. Call takes UpdatePullRequestDraftStateInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewUpdatePullRequestDraftState(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UpdatePullRequestDraftStateInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[UpdatePullRequestDraftStateInput, mcpruntime.NoOutput](&UpdatePullRequestDraftStateDescriptor, c, opts...)
 }
@@ -4100,10 +4089,9 @@ func (c *Client) ActionsGet(ctx context.Context, in ActionsGetInput) (*mcpruntim
 }
 
 // ResumeActionsGet makes the "actions_get" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeActionsGet(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolActionsGet.Resume(ctx, id)
 }
@@ -4121,17 +4109,16 @@ func (c *Client) ActionsList(ctx context.Context, in ActionsListInput) (*mcprunt
 }
 
 // ResumeActionsList makes the "actions_list" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeActionsList(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolActionsList.Resume(ctx, id)
 }
 
-// ActionsListLinks returns the resource links in res, the result of
-// ActionsList for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// ActionsListLinks returns the resource links in res, the result of ActionsList
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) ActionsListLinks(in ActionsListInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolActionsList, in, res)
 }
@@ -4158,8 +4145,8 @@ func (c *Client) ActionsRunTriggerLinks(in ActionsRunTriggerInput, res *mcprunti
 	return mcpruntime.LinksOf(c.toolActionsRunTrigger, in, res)
 }
 
-// AddCommentToPendingReview calls the "add_comment_to_pending_review" tool
-// (see NewAddCommentToPendingReview).
+// AddCommentToPendingReview calls the "add_comment_to_pending_review" tool (see
+// NewAddCommentToPendingReview).
 func (c *Client) AddCommentToPendingReview(ctx context.Context, in AddCommentToPendingReviewInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolAddCommentToPendingReview.Call(ctx, in)
 }
@@ -4216,9 +4203,9 @@ func (c *Client) ResumeAddIssueCommentReaction(ctx context.Context, id string) (
 	return c.toolAddIssueCommentReaction.Resume(ctx, id)
 }
 
-// AddIssueCommentReactionLinks returns the resource links in res, the result
-// of AddIssueCommentReaction for in, for ReadLink: each remembers the call, so
-// an expired link can be refreshed by making it again.
+// AddIssueCommentReactionLinks returns the resource links in res, the result of
+// AddIssueCommentReaction for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
 func (c *Client) AddIssueCommentReactionLinks(in AddIssueCommentReactionInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAddIssueCommentReaction, in, res)
 }
@@ -4239,8 +4226,8 @@ func (c *Client) ResumeAddIssueReaction(ctx context.Context, id string) (*mcprun
 }
 
 // AddIssueReactionLinks returns the resource links in res, the result of
-// AddIssueReaction for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// AddIssueReaction for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) AddIssueReactionLinks(in AddIssueReactionInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAddIssueReaction, in, res)
 }
@@ -4251,11 +4238,11 @@ func (c *Client) AddPullRequestReviewComment(ctx context.Context, in AddPullRequ
 	return c.toolAddPullRequestReviewComment.Call(ctx, in)
 }
 
-// ResumeAddPullRequestReviewComment makes the
-// "add_pull_request_review_comment" call that a gate held, once approved: id
-// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
-// returned), and the call runs exactly once however often it is resumed. It
-// must run as the principal that made the call.
+// ResumeAddPullRequestReviewComment makes the "add_pull_request_review_comment"
+// call that a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
 func (c *Client) ResumeAddPullRequestReviewComment(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolAddPullRequestReviewComment.Resume(ctx, id)
 }
@@ -4276,10 +4263,9 @@ func (c *Client) AddPullRequestReviewCommentReaction(ctx context.Context, in Add
 
 // ResumeAddPullRequestReviewCommentReaction makes the
 // "add_pull_request_review_comment_reaction" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeAddPullRequestReviewCommentReaction(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolAddPullRequestReviewCommentReaction.Resume(ctx, id)
 }
@@ -4319,17 +4305,16 @@ func (c *Client) AddSubIssue(ctx context.Context, in AddSubIssueInput) (*mcprunt
 }
 
 // ResumeAddSubIssue makes the "add_sub_issue" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeAddSubIssue(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolAddSubIssue.Resume(ctx, id)
 }
 
-// AddSubIssueLinks returns the resource links in res, the result of
-// AddSubIssue for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// AddSubIssueLinks returns the resource links in res, the result of AddSubIssue
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) AddSubIssueLinks(in AddSubIssueInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAddSubIssue, in, res)
 }
@@ -4373,8 +4358,8 @@ func (c *Client) ResumeAssignCopilotToIssueWithIntent(ctx context.Context, id st
 }
 
 // AssignCopilotToIssueWithIntentLinks returns the resource links in res, the
-// result of AssignCopilotToIssueWithIntent for in, for ReadLink: each
-// remembers the call, so an expired link can be refreshed by making it again.
+// result of AssignCopilotToIssueWithIntent for in, for ReadLink: each remembers
+// the call, so an expired link can be refreshed by making it again.
 func (c *Client) AssignCopilotToIssueWithIntentLinks(in AssignCopilotToIssueWithIntentInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAssignCopilotToIssueWithIntent, in, res)
 }
@@ -4385,10 +4370,9 @@ func (c *Client) CreateBranch(ctx context.Context, in CreateBranchInput) (*mcpru
 }
 
 // ResumeCreateBranch makes the "create_branch" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeCreateBranch(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolCreateBranch.Resume(ctx, id)
 }
@@ -4406,10 +4390,9 @@ func (c *Client) CreateGist(ctx context.Context, in CreateGistInput) (*mcpruntim
 }
 
 // ResumeCreateGist makes the "create_gist" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeCreateGist(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolCreateGist.Resume(ctx, id)
 }
@@ -4427,17 +4410,16 @@ func (c *Client) CreateIssue(ctx context.Context, in CreateIssueInput) (*mcprunt
 }
 
 // ResumeCreateIssue makes the "create_issue" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeCreateIssue(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolCreateIssue.Resume(ctx, id)
 }
 
-// CreateIssueLinks returns the resource links in res, the result of
-// CreateIssue for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// CreateIssueLinks returns the resource links in res, the result of CreateIssue
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) CreateIssueLinks(in CreateIssueInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolCreateIssue, in, res)
 }
@@ -4501,9 +4483,9 @@ func (c *Client) ResumeCreatePullRequestReview(ctx context.Context, id string) (
 	return c.toolCreatePullRequestReview.Resume(ctx, id)
 }
 
-// CreatePullRequestReviewLinks returns the resource links in res, the result
-// of CreatePullRequestReview for in, for ReadLink: each remembers the call, so
-// an expired link can be refreshed by making it again.
+// CreatePullRequestReviewLinks returns the resource links in res, the result of
+// CreatePullRequestReview for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
 func (c *Client) CreatePullRequestReviewLinks(in CreatePullRequestReviewInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolCreatePullRequestReview, in, res)
 }
@@ -4524,8 +4506,8 @@ func (c *Client) ResumeCreateRepository(ctx context.Context, id string) (*mcprun
 }
 
 // CreateRepositoryLinks returns the resource links in res, the result of
-// CreateRepository for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// CreateRepository for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) CreateRepositoryLinks(in CreateRepositoryInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolCreateRepository, in, res)
 }
@@ -4536,10 +4518,9 @@ func (c *Client) DeleteFile(ctx context.Context, in DeleteFileInput) (*mcpruntim
 }
 
 // ResumeDeleteFile makes the "delete_file" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeDeleteFile(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolDeleteFile.Resume(ctx, id)
 }
@@ -4551,16 +4532,15 @@ func (c *Client) DeleteFileLinks(in DeleteFileInput, res *mcpruntime.TypedResult
 	return mcpruntime.LinksOf(c.toolDeleteFile, in, res)
 }
 
-// DeletePendingPullRequestReview calls the
-// "delete_pending_pull_request_review" tool (see
-// NewDeletePendingPullRequestReview).
+// DeletePendingPullRequestReview calls the "delete_pending_pull_request_review"
+// tool (see NewDeletePendingPullRequestReview).
 func (c *Client) DeletePendingPullRequestReview(ctx context.Context, in DeletePendingPullRequestReviewInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolDeletePendingPullRequestReview.Call(ctx, in)
 }
 
 // ResumeDeletePendingPullRequestReview makes the
-// "delete_pending_pull_request_review" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// "delete_pending_pull_request_review" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeDeletePendingPullRequestReview(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -4568,8 +4548,8 @@ func (c *Client) ResumeDeletePendingPullRequestReview(ctx context.Context, id st
 }
 
 // DeletePendingPullRequestReviewLinks returns the resource links in res, the
-// result of DeletePendingPullRequestReview for in, for ReadLink: each
-// remembers the call, so an expired link can be refreshed by making it again.
+// result of DeletePendingPullRequestReview for in, for ReadLink: each remembers
+// the call, so an expired link can be refreshed by making it again.
 func (c *Client) DeletePendingPullRequestReviewLinks(in DeletePendingPullRequestReviewInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolDeletePendingPullRequestReview, in, res)
 }
@@ -4590,8 +4570,8 @@ func (c *Client) ResumeDeleteRepository(ctx context.Context, id string) (*mcprun
 }
 
 // DeleteRepositoryLinks returns the resource links in res, the result of
-// DeleteRepository for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// DeleteRepository for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) DeleteRepositoryLinks(in DeleteRepositoryInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolDeleteRepository, in, res)
 }
@@ -4602,8 +4582,8 @@ func (c *Client) DiscussionCommentWrite(ctx context.Context, in DiscussionCommen
 	return c.toolDiscussionCommentWrite.Call(ctx, in)
 }
 
-// ResumeDiscussionCommentWrite makes the "discussion_comment_write" call that
-// a gate held, once approved: id is the approval's ID (from the
+// ResumeDiscussionCommentWrite makes the "discussion_comment_write" call that a
+// gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -4646,10 +4626,9 @@ func (c *Client) FindDuplicate(ctx context.Context, in FindDuplicateInput) (*mcp
 }
 
 // ResumeFindDuplicate makes the "find_duplicate" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeFindDuplicate(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolFindDuplicate.Resume(ctx, id)
 }
@@ -4667,10 +4646,9 @@ func (c *Client) ForkRepository(ctx context.Context, in ForkRepositoryInput) (*m
 }
 
 // ResumeForkRepository makes the "fork_repository" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeForkRepository(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolForkRepository.Resume(ctx, id)
 }
@@ -4739,8 +4717,8 @@ func (c *Client) ResumeGetCommit(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolGetCommit.Resume(ctx, id)
 }
 
-// GetCommitLinks returns the resource links in res, the result of GetCommit
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// GetCommitLinks returns the resource links in res, the result of GetCommit for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) GetCommitLinks(in GetCommitInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetCommit, in, res)
@@ -4774,10 +4752,9 @@ func (c *Client) GetDiscussion(ctx context.Context, in GetDiscussionInput) (*mcp
 }
 
 // ResumeGetDiscussion makes the "get_discussion" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetDiscussion(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetDiscussion.Resume(ctx, id)
 }
@@ -4817,10 +4794,9 @@ func (c *Client) GetFileBlame(ctx context.Context, in GetFileBlameInput) (*mcpru
 }
 
 // ResumeGetFileBlame makes the "get_file_blame" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetFileBlame(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetFileBlame.Resume(ctx, id)
 }
@@ -4866,9 +4842,9 @@ func (c *Client) ResumeGetGist(ctx context.Context, id string) (*mcpruntime.Type
 	return c.toolGetGist.Resume(ctx, id)
 }
 
-// GetGistLinks returns the resource links in res, the result of GetGist for
-// in, for ReadLink: each remembers the call, so an expired link can be
-// refreshed by making it again.
+// GetGistLinks returns the resource links in res, the result of GetGist for in,
+// for ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetGistLinks(in GetGistInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetGist, in, res)
 }
@@ -4879,8 +4855,8 @@ func (c *Client) GetGlobalSecurityAdvisory(ctx context.Context, in GetGlobalSecu
 	return c.toolGetGlobalSecurityAdvisory.Call(ctx, in)
 }
 
-// ResumeGetGlobalSecurityAdvisory makes the "get_global_security_advisory"
-// call that a gate held, once approved: id is the approval's ID (from the
+// ResumeGetGlobalSecurityAdvisory makes the "get_global_security_advisory" call
+// that a gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -4901,10 +4877,9 @@ func (c *Client) GetJobLogs(ctx context.Context, in GetJobLogsInput) (*mcpruntim
 }
 
 // ResumeGetJobLogs makes the "get_job_logs" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetJobLogs(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetJobLogs.Resume(ctx, id)
 }
@@ -4921,8 +4896,8 @@ func (c *Client) GetLabel(ctx context.Context, in GetLabelInput) (*mcpruntime.Ty
 	return c.toolGetLabel.Call(ctx, in)
 }
 
-// ResumeGetLabel makes the "get_label" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeGetLabel makes the "get_label" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeGetLabel(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -4952,8 +4927,8 @@ func (c *Client) ResumeGetLatestRelease(ctx context.Context, id string) (*mcprun
 }
 
 // GetLatestReleaseLinks returns the resource links in res, the result of
-// GetLatestRelease for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// GetLatestRelease for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) GetLatestReleaseLinks(in GetLatestReleaseInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetLatestRelease, in, res)
 }
@@ -4971,9 +4946,9 @@ func (c *Client) ResumeGetMe(ctx context.Context, id string) (*mcpruntime.TypedR
 	return c.toolGetMe.Resume(ctx, id)
 }
 
-// GetMeLinks returns the resource links in res, the result of GetMe for in,
-// for ReadLink: each remembers the call, so an expired link can be refreshed
-// by making it again.
+// GetMeLinks returns the resource links in res, the result of GetMe for in, for
+// ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetMeLinks(in GetMeInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetMe, in, res)
 }
@@ -4984,8 +4959,8 @@ func (c *Client) GetNotificationDetails(ctx context.Context, in GetNotificationD
 	return c.toolGetNotificationDetails.Call(ctx, in)
 }
 
-// ResumeGetNotificationDetails makes the "get_notification_details" call that
-// a gate held, once approved: id is the approval's ID (from the
+// ResumeGetNotificationDetails makes the "get_notification_details" call that a
+// gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -5000,8 +4975,7 @@ func (c *Client) GetNotificationDetailsLinks(in GetNotificationDetailsInput, res
 	return mcpruntime.LinksOf(c.toolGetNotificationDetails, in, res)
 }
 
-// GetReleaseByTag calls the "get_release_by_tag" tool (see
-// NewGetReleaseByTag).
+// GetReleaseByTag calls the "get_release_by_tag" tool (see NewGetReleaseByTag).
 func (c *Client) GetReleaseByTag(ctx context.Context, in GetReleaseByTagInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetReleaseByTag.Call(ctx, in)
 }
@@ -5080,8 +5054,8 @@ func (c *Client) ResumeGetTag(ctx context.Context, id string) (*mcpruntime.Typed
 }
 
 // GetTagLinks returns the resource links in res, the result of GetTag for in,
-// for ReadLink: each remembers the call, so an expired link can be refreshed
-// by making it again.
+// for ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetTagLinks(in GetTagInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetTag, in, res)
 }
@@ -5091,11 +5065,10 @@ func (c *Client) GetTeamMembers(ctx context.Context, in GetTeamMembersInput) (*m
 	return c.toolGetTeamMembers.Call(ctx, in)
 }
 
-// ResumeGetTeamMembers makes the "get_team_members" call that a gate held,
-// once approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// ResumeGetTeamMembers makes the "get_team_members" call that a gate held, once
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetTeamMembers(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetTeamMembers.Resume(ctx, id)
 }
@@ -5112,8 +5085,8 @@ func (c *Client) GetTeams(ctx context.Context, in GetTeamsInput) (*mcpruntime.Ty
 	return c.toolGetTeams.Call(ctx, in)
 }
 
-// ResumeGetTeams makes the "get_teams" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeGetTeams makes the "get_teams" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeGetTeams(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -5184,8 +5157,8 @@ func (c *Client) ResumeIssueRead(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolIssueRead.Resume(ctx, id)
 }
 
-// IssueReadLinks returns the resource links in res, the result of IssueRead
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// IssueReadLinks returns the resource links in res, the result of IssueRead for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) IssueReadLinks(in IssueReadInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolIssueRead, in, res)
@@ -5197,10 +5170,9 @@ func (c *Client) IssueWrite(ctx context.Context, in IssueWriteInput) (*mcpruntim
 }
 
 // ResumeIssueWrite makes the "issue_write" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeIssueWrite(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolIssueWrite.Resume(ctx, id)
 }
@@ -5218,10 +5190,9 @@ func (c *Client) LabelWrite(ctx context.Context, in LabelWriteInput) (*mcpruntim
 }
 
 // ResumeLabelWrite makes the "label_write" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeLabelWrite(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolLabelWrite.Resume(ctx, id)
 }
@@ -5239,10 +5210,9 @@ func (c *Client) ListBranches(ctx context.Context, in ListBranchesInput) (*mcpru
 }
 
 // ResumeListBranches makes the "list_branches" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListBranches(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListBranches.Resume(ctx, id)
 }
@@ -5282,17 +5252,16 @@ func (c *Client) ListCommits(ctx context.Context, in ListCommitsInput) (*mcprunt
 }
 
 // ResumeListCommits makes the "list_commits" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListCommits(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListCommits.Resume(ctx, id)
 }
 
-// ListCommitsLinks returns the resource links in res, the result of
-// ListCommits for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// ListCommitsLinks returns the resource links in res, the result of ListCommits
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) ListCommitsLinks(in ListCommitsInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListCommits, in, res)
 }
@@ -5335,8 +5304,8 @@ func (c *Client) ResumeListDiscussionCategories(ctx context.Context, id string) 
 }
 
 // ListDiscussionCategoriesLinks returns the resource links in res, the result
-// of ListDiscussionCategories for in, for ReadLink: each remembers the call,
-// so an expired link can be refreshed by making it again.
+// of ListDiscussionCategories for in, for ReadLink: each remembers the call, so
+// an expired link can be refreshed by making it again.
 func (c *Client) ListDiscussionCategoriesLinks(in ListDiscussionCategoriesInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListDiscussionCategories, in, res)
 }
@@ -5375,22 +5344,22 @@ func (c *Client) ResumeListGists(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolListGists.Resume(ctx, id)
 }
 
-// ListGistsLinks returns the resource links in res, the result of ListGists
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// ListGistsLinks returns the resource links in res, the result of ListGists for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) ListGistsLinks(in ListGistsInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListGists, in, res)
 }
 
-// ListGlobalSecurityAdvisories calls the "list_global_security_advisories"
-// tool (see NewListGlobalSecurityAdvisories).
+// ListGlobalSecurityAdvisories calls the "list_global_security_advisories" tool
+// (see NewListGlobalSecurityAdvisories).
 func (c *Client) ListGlobalSecurityAdvisories(ctx context.Context, in ListGlobalSecurityAdvisoriesInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListGlobalSecurityAdvisories.Call(ctx, in)
 }
 
 // ResumeListGlobalSecurityAdvisories makes the
-// "list_global_security_advisories" call that a gate held, once approved: id
-// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// "list_global_security_advisories" call that a gate held, once approved: id is
+// the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeListGlobalSecurityAdvisories(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -5430,11 +5399,10 @@ func (c *Client) ListIssueTypes(ctx context.Context, in ListIssueTypesInput) (*m
 	return c.toolListIssueTypes.Call(ctx, in)
 }
 
-// ResumeListIssueTypes makes the "list_issue_types" call that a gate held,
-// once approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// ResumeListIssueTypes makes the "list_issue_types" call that a gate held, once
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListIssueTypes(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListIssueTypes.Resume(ctx, id)
 }
@@ -5452,10 +5420,9 @@ func (c *Client) ListIssues(ctx context.Context, in ListIssuesInput) (*mcpruntim
 }
 
 // ResumeListIssues makes the "list_issues" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListIssues(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListIssues.Resume(ctx, id)
 }
@@ -5480,8 +5447,8 @@ func (c *Client) ResumeListLabel(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolListLabel.Resume(ctx, id)
 }
 
-// ListLabelLinks returns the resource links in res, the result of ListLabel
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// ListLabelLinks returns the resource links in res, the result of ListLabel for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) ListLabelLinks(in ListLabelInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListLabel, in, res)
@@ -5493,8 +5460,8 @@ func (c *Client) ListNotifications(ctx context.Context, in ListNotificationsInpu
 	return c.toolListNotifications.Call(ctx, in)
 }
 
-// ResumeListNotifications makes the "list_notifications" call that a gate
-// held, once approved: id is the approval's ID (from the
+// ResumeListNotifications makes the "list_notifications" call that a gate held,
+// once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -5518,10 +5485,9 @@ func (c *Client) ListOrgRepositorySecurityAdvisories(ctx context.Context, in Lis
 
 // ResumeListOrgRepositorySecurityAdvisories makes the
 // "list_org_repository_security_advisories" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListOrgRepositorySecurityAdvisories(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListOrgRepositorySecurityAdvisories.Resume(ctx, id)
 }
@@ -5549,8 +5515,8 @@ func (c *Client) ResumeListPullRequests(ctx context.Context, id string) (*mcprun
 }
 
 // ListPullRequestsLinks returns the resource links in res, the result of
-// ListPullRequests for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// ListPullRequests for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) ListPullRequestsLinks(in ListPullRequestsInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListPullRequests, in, res)
 }
@@ -5561,10 +5527,9 @@ func (c *Client) ListReleases(ctx context.Context, in ListReleasesInput) (*mcpru
 }
 
 // ResumeListReleases makes the "list_releases" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListReleases(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolListReleases.Resume(ctx, id)
 }
@@ -5637,8 +5602,8 @@ func (c *Client) ResumeListSecretScanningAlerts(ctx context.Context, id string) 
 }
 
 // ListSecretScanningAlertsLinks returns the resource links in res, the result
-// of ListSecretScanningAlerts for in, for ReadLink: each remembers the call,
-// so an expired link can be refreshed by making it again.
+// of ListSecretScanningAlerts for in, for ReadLink: each remembers the call, so
+// an expired link can be refreshed by making it again.
 func (c *Client) ListSecretScanningAlertsLinks(in ListSecretScanningAlertsInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListSecretScanningAlerts, in, res)
 }
@@ -5649,8 +5614,8 @@ func (c *Client) ListStarredRepositories(ctx context.Context, in ListStarredRepo
 	return c.toolListStarredRepositories.Call(ctx, in)
 }
 
-// ResumeListStarredRepositories makes the "list_starred_repositories" call
-// that a gate held, once approved: id is the approval's ID (from the
+// ResumeListStarredRepositories makes the "list_starred_repositories" call that
+// a gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -5658,9 +5623,9 @@ func (c *Client) ResumeListStarredRepositories(ctx context.Context, id string) (
 	return c.toolListStarredRepositories.Resume(ctx, id)
 }
 
-// ListStarredRepositoriesLinks returns the resource links in res, the result
-// of ListStarredRepositories for in, for ReadLink: each remembers the call, so
-// an expired link can be refreshed by making it again.
+// ListStarredRepositoriesLinks returns the resource links in res, the result of
+// ListStarredRepositories for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
 func (c *Client) ListStarredRepositoriesLinks(in ListStarredRepositoriesInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolListStarredRepositories, in, res)
 }
@@ -5670,8 +5635,8 @@ func (c *Client) ListTags(ctx context.Context, in ListTagsInput) (*mcpruntime.Ty
 	return c.toolListTags.Call(ctx, in)
 }
 
-// ResumeListTags makes the "list_tags" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// ResumeListTags makes the "list_tags" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeListTags(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -5701,8 +5666,8 @@ func (c *Client) ResumeManageNotificationSubscription(ctx context.Context, id st
 }
 
 // ManageNotificationSubscriptionLinks returns the resource links in res, the
-// result of ManageNotificationSubscription for in, for ReadLink: each
-// remembers the call, so an expired link can be refreshed by making it again.
+// result of ManageNotificationSubscription for in, for ReadLink: each remembers
+// the call, so an expired link can be refreshed by making it again.
 func (c *Client) ManageNotificationSubscriptionLinks(in ManageNotificationSubscriptionInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolManageNotificationSubscription, in, res)
 }
@@ -5716,10 +5681,9 @@ func (c *Client) ManageRepositoryNotificationSubscription(ctx context.Context, i
 
 // ResumeManageRepositoryNotificationSubscription makes the
 // "manage_repository_notification_subscription" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeManageRepositoryNotificationSubscription(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolManageRepositoryNotificationSubscription.Resume(ctx, id)
 }
@@ -5748,8 +5712,8 @@ func (c *Client) ResumeMarkAllNotificationsRead(ctx context.Context, id string) 
 }
 
 // MarkAllNotificationsReadLinks returns the resource links in res, the result
-// of MarkAllNotificationsRead for in, for ReadLink: each remembers the call,
-// so an expired link can be refreshed by making it again.
+// of MarkAllNotificationsRead for in, for ReadLink: each remembers the call, so
+// an expired link can be refreshed by making it again.
 func (c *Client) MarkAllNotificationsReadLinks(in MarkAllNotificationsReadInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolMarkAllNotificationsRead, in, res)
 }
@@ -5770,8 +5734,8 @@ func (c *Client) ResumeMergePullRequest(ctx context.Context, id string) (*mcprun
 }
 
 // MergePullRequestLinks returns the resource links in res, the result of
-// MergePullRequest for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// MergePullRequest for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) MergePullRequestLinks(in MergePullRequestInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolMergePullRequest, in, res)
 }
@@ -5782,17 +5746,16 @@ func (c *Client) ProjectsGet(ctx context.Context, in ProjectsGetInput) (*mcprunt
 }
 
 // ResumeProjectsGet makes the "projects_get" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeProjectsGet(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolProjectsGet.Resume(ctx, id)
 }
 
-// ProjectsGetLinks returns the resource links in res, the result of
-// ProjectsGet for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// ProjectsGetLinks returns the resource links in res, the result of ProjectsGet
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) ProjectsGetLinks(in ProjectsGetInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolProjectsGet, in, res)
 }
@@ -5803,10 +5766,9 @@ func (c *Client) ProjectsList(ctx context.Context, in ProjectsListInput) (*mcpru
 }
 
 // ResumeProjectsList makes the "projects_list" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeProjectsList(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolProjectsList.Resume(ctx, id)
 }
@@ -5824,10 +5786,9 @@ func (c *Client) ProjectsWrite(ctx context.Context, in ProjectsWriteInput) (*mcp
 }
 
 // ResumeProjectsWrite makes the "projects_write" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeProjectsWrite(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolProjectsWrite.Resume(ctx, id)
 }
@@ -5895,8 +5856,8 @@ func (c *Client) ResumePushFiles(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolPushFiles.Resume(ctx, id)
 }
 
-// PushFilesLinks returns the resource links in res, the result of PushFiles
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// PushFilesLinks returns the resource links in res, the result of PushFiles for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) PushFilesLinks(in PushFilesInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolPushFiles, in, res)
@@ -5907,11 +5868,10 @@ func (c *Client) RemoveSubIssue(ctx context.Context, in RemoveSubIssueInput) (*m
 	return c.toolRemoveSubIssue.Call(ctx, in)
 }
 
-// ResumeRemoveSubIssue makes the "remove_sub_issue" call that a gate held,
-// once approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// ResumeRemoveSubIssue makes the "remove_sub_issue" call that a gate held, once
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeRemoveSubIssue(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolRemoveSubIssue.Resume(ctx, id)
 }
@@ -6017,10 +5977,9 @@ func (c *Client) SearchCode(ctx context.Context, in SearchCodeInput) (*mcpruntim
 }
 
 // ResumeSearchCode makes the "search_code" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchCode(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSearchCode.Resume(ctx, id)
 }
@@ -6038,10 +5997,9 @@ func (c *Client) SearchCommits(ctx context.Context, in SearchCommitsInput) (*mcp
 }
 
 // ResumeSearchCommits makes the "search_commits" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchCommits(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSearchCommits.Resume(ctx, id)
 }
@@ -6059,10 +6017,9 @@ func (c *Client) SearchIssues(ctx context.Context, in SearchIssuesInput) (*mcpru
 }
 
 // ResumeSearchIssues makes the "search_issues" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchIssues(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSearchIssues.Resume(ctx, id)
 }
@@ -6080,10 +6037,9 @@ func (c *Client) SearchOrgs(ctx context.Context, in SearchOrgsInput) (*mcpruntim
 }
 
 // ResumeSearchOrgs makes the "search_orgs" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchOrgs(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSearchOrgs.Resume(ctx, id)
 }
@@ -6145,17 +6101,16 @@ func (c *Client) SearchUsers(ctx context.Context, in SearchUsersInput) (*mcprunt
 }
 
 // ResumeSearchUsers makes the "search_users" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchUsers(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSearchUsers.Resume(ctx, id)
 }
 
-// SearchUsersLinks returns the resource links in res, the result of
-// SearchUsers for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// SearchUsersLinks returns the resource links in res, the result of SearchUsers
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) SearchUsersLinks(in SearchUsersInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSearchUsers, in, res)
 }
@@ -6165,11 +6120,10 @@ func (c *Client) SetIssueFields(ctx context.Context, in SetIssueFieldsInput) (*m
 	return c.toolSetIssueFields.Call(ctx, in)
 }
 
-// ResumeSetIssueFields makes the "set_issue_fields" call that a gate held,
-// once approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// ResumeSetIssueFields makes the "set_issue_fields" call that a gate held, once
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSetIssueFields(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSetIssueFields.Resume(ctx, id)
 }
@@ -6187,10 +6141,9 @@ func (c *Client) StarRepository(ctx context.Context, in StarRepositoryInput) (*m
 }
 
 // ResumeStarRepository makes the "star_repository" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeStarRepository(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolStarRepository.Resume(ctx, id)
 }
@@ -6208,10 +6161,9 @@ func (c *Client) SubIssueWrite(ctx context.Context, in SubIssueWriteInput) (*mcp
 }
 
 // ResumeSubIssueWrite makes the "sub_issue_write" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSubIssueWrite(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSubIssueWrite.Resume(ctx, id)
 }
@@ -6223,16 +6175,15 @@ func (c *Client) SubIssueWriteLinks(in SubIssueWriteInput, res *mcpruntime.Typed
 	return mcpruntime.LinksOf(c.toolSubIssueWrite, in, res)
 }
 
-// SubmitPendingPullRequestReview calls the
-// "submit_pending_pull_request_review" tool (see
-// NewSubmitPendingPullRequestReview).
+// SubmitPendingPullRequestReview calls the "submit_pending_pull_request_review"
+// tool (see NewSubmitPendingPullRequestReview).
 func (c *Client) SubmitPendingPullRequestReview(ctx context.Context, in SubmitPendingPullRequestReviewInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolSubmitPendingPullRequestReview.Call(ctx, in)
 }
 
 // ResumeSubmitPendingPullRequestReview makes the
-// "submit_pending_pull_request_review" call that a gate held, once approved:
-// id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
+// "submit_pending_pull_request_review" call that a gate held, once approved: id
+// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
 // returned), and the call runs exactly once however often it is resumed. It
 // must run as the principal that made the call.
 func (c *Client) ResumeSubmitPendingPullRequestReview(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
@@ -6240,8 +6191,8 @@ func (c *Client) ResumeSubmitPendingPullRequestReview(ctx context.Context, id st
 }
 
 // SubmitPendingPullRequestReviewLinks returns the resource links in res, the
-// result of SubmitPendingPullRequestReview for in, for ReadLink: each
-// remembers the call, so an expired link can be refreshed by making it again.
+// result of SubmitPendingPullRequestReview for in, for ReadLink: each remembers
+// the call, so an expired link can be refreshed by making it again.
 func (c *Client) SubmitPendingPullRequestReviewLinks(in SubmitPendingPullRequestReviewInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSubmitPendingPullRequestReview, in, res)
 }
@@ -6259,9 +6210,9 @@ func (c *Client) ResumeUIGet(ctx context.Context, id string) (*mcpruntime.TypedR
 	return c.toolUIGet.Resume(ctx, id)
 }
 
-// UIGetLinks returns the resource links in res, the result of UIGet for in,
-// for ReadLink: each remembers the call, so an expired link can be refreshed
-// by making it again.
+// UIGetLinks returns the resource links in res, the result of UIGet for in, for
+// ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) UIGetLinks(in UIGetInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolUIGet, in, res)
 }
@@ -6304,8 +6255,8 @@ func (c *Client) ResumeUnstarRepository(ctx context.Context, id string) (*mcprun
 }
 
 // UnstarRepositoryLinks returns the resource links in res, the result of
-// UnstarRepository for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// UnstarRepository for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) UnstarRepositoryLinks(in UnstarRepositoryInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolUnstarRepository, in, res)
 }
@@ -6316,10 +6267,9 @@ func (c *Client) UpdateGist(ctx context.Context, in UpdateGistInput) (*mcpruntim
 }
 
 // ResumeUpdateGist makes the "update_gist" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeUpdateGist(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolUpdateGist.Resume(ctx, id)
 }
@@ -6434,8 +6384,8 @@ func (c *Client) ResumeUpdateIssueState(ctx context.Context, id string) (*mcprun
 }
 
 // UpdateIssueStateLinks returns the resource links in res, the result of
-// UpdateIssueState for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// UpdateIssueState for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) UpdateIssueStateLinks(in UpdateIssueStateInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolUpdateIssueState, in, res)
 }
@@ -6456,8 +6406,8 @@ func (c *Client) ResumeUpdateIssueTitle(ctx context.Context, id string) (*mcprun
 }
 
 // UpdateIssueTitleLinks returns the resource links in res, the result of
-// UpdateIssueTitle for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// UpdateIssueTitle for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) UpdateIssueTitleLinks(in UpdateIssueTitleInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolUpdateIssueTitle, in, res)
 }
@@ -6542,9 +6492,9 @@ func (c *Client) ResumeUpdatePullRequestBranch(ctx context.Context, id string) (
 	return c.toolUpdatePullRequestBranch.Resume(ctx, id)
 }
 
-// UpdatePullRequestBranchLinks returns the resource links in res, the result
-// of UpdatePullRequestBranch for in, for ReadLink: each remembers the call, so
-// an expired link can be refreshed by making it again.
+// UpdatePullRequestBranchLinks returns the resource links in res, the result of
+// UpdatePullRequestBranch for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
 func (c *Client) UpdatePullRequestBranchLinks(in UpdatePullRequestBranchInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolUpdatePullRequestBranch, in, res)
 }
@@ -6555,11 +6505,11 @@ func (c *Client) UpdatePullRequestDraftState(ctx context.Context, in UpdatePullR
 	return c.toolUpdatePullRequestDraftState.Call(ctx, in)
 }
 
-// ResumeUpdatePullRequestDraftState makes the
-// "update_pull_request_draft_state" call that a gate held, once approved: id
-// is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call
-// returned), and the call runs exactly once however often it is resumed. It
-// must run as the principal that made the call.
+// ResumeUpdatePullRequestDraftState makes the "update_pull_request_draft_state"
+// call that a gate held, once approved: id is the approval's ID (from the
+// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// exactly once however often it is resumed. It must run as the principal that
+// made the call.
 func (c *Client) ResumeUpdatePullRequestDraftState(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolUpdatePullRequestDraftState.Resume(ctx, id)
 }
@@ -6615,9 +6565,9 @@ func (c *Client) UpdatePullRequestTitleLinks(in UpdatePullRequestTitleInput, res
 	return mcpruntime.LinksOf(c.toolUpdatePullRequestTitle, in, res)
 }
 
-// GateOptions returns the approval policy configured for the github server,
-// for mcpruntime.NewGate: by default calls to tools not annotated read-only
-// need approval, with per-tool rules where the config gives them. Add
+// GateOptions returns the approval policy configured for the github server, for
+// mcpruntime.NewGate: by default calls to tools not annotated read-only need
+// approval, with per-tool rules where the config gives them. Add
 // mcpruntime.GateAfterTaint() to also gate mutations once a run has read
 // external content.
 func GateOptions() []mcpruntime.GateOption {
@@ -6630,11 +6580,12 @@ func GateOptions() []mcpruntime.GateOption {
 //
 // The tool's description:
 //
-//	Get details about specific GitHub Actions resources.
-//	Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
+// Get details about specific GitHub Actions resources.
+// Use this tool to get details about individual workflows, workflow runs, jobs,
+// and artifacts by their unique IDs.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ActionsGetInput struct {
 	// The method to execute
 	Method ActionsGetInputMethod `json:"method"`
@@ -6645,11 +6596,15 @@ type ActionsGetInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
-	// - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.
-	// - Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.
-	// - Provide an artifact ID for 'download_workflow_run_artifact' method.
-	// - Provide a job ID for 'get_workflow_job' method.
+	// The unique identifier of the resource. This will vary based on the
+	// "method" provided, so ensure you provide the correct ID:
+	//
+	//   - Provide a workflow ID or workflow file name (e.g. ci.yaml) for
+	//     'get_workflow' method.
+	//   - Provide a workflow run ID for 'get_workflow_run',
+	//     'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.
+	//   - Provide an artifact ID for 'download_workflow_run_artifact' method.
+	//   - Provide a job ID for 'get_workflow_job' method.
 	ResourceID string `json:"resource_id"`
 }
 
@@ -6664,7 +6619,8 @@ func (v *ActionsGetInput) UnmarshalJSON(data []byte) error {
 	return codecActionsGetInput.Decode(data, v)
 }
 
-// codecActionsGetInput is ActionsGetInput's table for MarshalJSON and UnmarshalJSON.
+// codecActionsGetInput is ActionsGetInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecActionsGetInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "method", Required: true},
 	{Name: "owner", Required: true},
@@ -6676,24 +6632,25 @@ func (v *ActionsGetInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the actions_get input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the actions_get input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ActionsGetInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("actions_get input")
 }
 
-// DecodeActionsGetInput decodes the actions_get input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeActionsGetInput decodes the actions_get input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeActionsGetInput(data []byte) (v ActionsGetInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "actions_get input")
 	return v, err
 }
 
-// ActionsGetInputMethod is the schema at /properties/method of the "actions_get" tool's input schema.
+// ActionsGetInputMethod is the schema at /properties/method of the
+// "actions_get" tool's input schema.
 //
 // The method to execute
 type ActionsGetInputMethod string
@@ -6727,11 +6684,12 @@ func (e ActionsGetInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Tools for listing GitHub Actions resources.
-//	Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
+// Tools for listing GitHub Actions resources.
+// Use this tool to list workflows in a repository, or list workflow runs, jobs,
+// and artifacts for a specific workflow or workflow run.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ActionsListInput struct {
 	// The action to perform
 	Method ActionsListInputMethod `json:"method"`
@@ -6748,16 +6706,23 @@ type ActionsListInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
-	// - Do not provide any resource ID for 'list_workflows' method.
-	// - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.
-	// - Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
+	// The unique identifier of the resource. This will vary based on the
+	// "method" provided, so ensure you provide the correct ID:
+	//
+	//   - Do not provide any resource ID for 'list_workflows' method.
+	//   - Provide a workflow ID or workflow file name (e.g. ci.yaml) for
+	//     'list_workflow_runs' method, or omit to list all workflow runs in the
+	//     repository.
+	//   - Provide a workflow run ID for 'list_workflow_jobs' and
+	//     'list_workflow_run_artifacts' methods.
 	ResourceID *string `json:"resource_id,omitempty"`
 
-	// Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
+	// Filters for workflow jobs. **ONLY** used when method is
+	// 'list_workflow_jobs'
 	WorkflowJobsFilter *ActionsListInputWorkflowJobsFilter `json:"workflow_jobs_filter,omitempty"`
 
-	// Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
+	// Filters for workflow runs. **ONLY** used when method is
+	// 'list_workflow_runs'
 	WorkflowRunsFilter *ActionsListInputWorkflowRunsFilter `json:"workflow_runs_filter,omitempty"`
 }
 
@@ -6772,7 +6737,8 @@ func (v *ActionsListInput) UnmarshalJSON(data []byte) error {
 	return codecActionsListInput.Decode(data, v)
 }
 
-// codecActionsListInput is ActionsListInput's table for MarshalJSON and UnmarshalJSON.
+// codecActionsListInput is ActionsListInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecActionsListInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "method", Required: true},
 	{Name: "owner", Required: true},
@@ -6807,24 +6773,25 @@ func (v *ActionsListInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the actions_list input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the actions_list input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ActionsListInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("actions_list input")
 }
 
-// DecodeActionsListInput decodes the actions_list input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeActionsListInput decodes the actions_list input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeActionsListInput(data []byte) (v ActionsListInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "actions_list input")
 	return v, err
 }
 
-// ActionsListInputMethod is the schema at /properties/method of the "actions_list" tool's input schema.
+// ActionsListInputMethod is the schema at /properties/method of the
+// "actions_list" tool's input schema.
 //
 // The action to perform
 type ActionsListInputMethod string
@@ -6852,15 +6819,16 @@ func (e ActionsListInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ActionsListInputWorkflowJobsFilter is the schema at /properties/workflow_jobs_filter of the "actions_list" tool's input schema.
+// ActionsListInputWorkflowJobsFilter is the schema at
+// /properties/workflow_jobs_filter of the "actions_list" tool's input schema.
 //
 // Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ActionsListInputWorkflowJobsFilter struct {
 	// Filters jobs by their completed_at timestamp
-	Filter *ActionsListInputWorkflowJobsFilterFilter `json:"filter,omitempty"`
+	Filter *ActionsListInputWorkflowJobsFilterValue `json:"filter,omitempty"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -6874,7 +6842,8 @@ func (v *ActionsListInputWorkflowJobsFilter) UnmarshalJSON(data []byte) error {
 	return codecActionsListInputWorkflowJobsFilter.Decode(data, v)
 }
 
-// codecActionsListInputWorkflowJobsFilter is ActionsListInputWorkflowJobsFilter's table for MarshalJSON and UnmarshalJSON.
+// codecActionsListInputWorkflowJobsFilter is
+// ActionsListInputWorkflowJobsFilter's table for MarshalJSON and UnmarshalJSON.
 var codecActionsListInputWorkflowJobsFilter = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "filter", Presence: mcpimpl.OmitNil},
 }}
@@ -6885,43 +6854,47 @@ func (v *ActionsListInputWorkflowJobsFilter) validate(ptr string, vs *mcpimpl.Vi
 	}
 }
 
-// ActionsListInputWorkflowJobsFilterFilter is the schema at /properties/workflow_jobs_filter/properties/filter of the "actions_list" tool's input schema.
+// ActionsListInputWorkflowJobsFilterValue is the schema at
+// /properties/workflow_jobs_filter/properties/filter of the "actions_list"
+// tool's input schema.
 //
 // Filters jobs by their completed_at timestamp
-type ActionsListInputWorkflowJobsFilterFilter string
+type ActionsListInputWorkflowJobsFilterValue string
 
-// Values of ActionsListInputWorkflowJobsFilterFilter.
+// Values of ActionsListInputWorkflowJobsFilterValue.
 const (
-	ActionsListInputWorkflowJobsFilterFilterLatest ActionsListInputWorkflowJobsFilterFilter = "latest"
-	ActionsListInputWorkflowJobsFilterFilterAll    ActionsListInputWorkflowJobsFilterFilter = "all"
+	ActionsListInputWorkflowJobsFilterValueLatest ActionsListInputWorkflowJobsFilterValue = "latest"
+	ActionsListInputWorkflowJobsFilterValueAll    ActionsListInputWorkflowJobsFilterValue = "all"
 )
 
 // Valid reports whether e is one of the values the schema allows.
-func (e ActionsListInputWorkflowJobsFilterFilter) Valid() bool {
+func (e ActionsListInputWorkflowJobsFilterValue) Valid() bool {
 	switch e {
-	case ActionsListInputWorkflowJobsFilterFilterLatest, ActionsListInputWorkflowJobsFilterFilterAll:
+	case ActionsListInputWorkflowJobsFilterValueLatest, ActionsListInputWorkflowJobsFilterValueAll:
 		return true
 	}
 	return false
 }
 
-func (e ActionsListInputWorkflowJobsFilterFilter) validate(ptr string, vs *mcpimpl.Violations) {
+func (e ActionsListInputWorkflowJobsFilterValue) validate(ptr string, vs *mcpimpl.Violations) {
 	if !e.Valid() {
 		vs.Add(ptr, "must be one of \"latest\", \"all\"")
 	}
 }
 
-// ActionsListInputWorkflowRunsFilter is the schema at /properties/workflow_runs_filter of the "actions_list" tool's input schema.
+// ActionsListInputWorkflowRunsFilter is the schema at
+// /properties/workflow_runs_filter of the "actions_list" tool's input schema.
 //
 // Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ActionsListInputWorkflowRunsFilter struct {
 	// Filter to a specific GitHub user's workflow runs.
 	Actor *string `json:"actor,omitempty"`
 
-	// Filter workflow runs to a specific Git branch. Use the name of the branch.
+	// Filter workflow runs to a specific Git branch. Use the name of the
+	// branch.
 	Branch *string `json:"branch,omitempty"`
 
 	// Filter workflow runs to a specific event type
@@ -6942,7 +6915,8 @@ func (v *ActionsListInputWorkflowRunsFilter) UnmarshalJSON(data []byte) error {
 	return codecActionsListInputWorkflowRunsFilter.Decode(data, v)
 }
 
-// codecActionsListInputWorkflowRunsFilter is ActionsListInputWorkflowRunsFilter's table for MarshalJSON and UnmarshalJSON.
+// codecActionsListInputWorkflowRunsFilter is
+// ActionsListInputWorkflowRunsFilter's table for MarshalJSON and UnmarshalJSON.
 var codecActionsListInputWorkflowRunsFilter = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "actor", Presence: mcpimpl.OmitNil},
 	{Name: "branch", Presence: mcpimpl.OmitNil},
@@ -6959,7 +6933,9 @@ func (v *ActionsListInputWorkflowRunsFilter) validate(ptr string, vs *mcpimpl.Vi
 	}
 }
 
-// ActionsListInputWorkflowRunsFilterEvent is the schema at /properties/workflow_runs_filter/properties/event of the "actions_list" tool's input schema.
+// ActionsListInputWorkflowRunsFilterEvent is the schema at
+// /properties/workflow_runs_filter/properties/event of the "actions_list"
+// tool's input schema.
 //
 // Filter workflow runs to a specific event type
 type ActionsListInputWorkflowRunsFilterEvent string
@@ -7015,7 +6991,9 @@ func (e ActionsListInputWorkflowRunsFilterEvent) validate(ptr string, vs *mcpimp
 	}
 }
 
-// ActionsListInputWorkflowRunsFilterStatus is the schema at /properties/workflow_runs_filter/properties/status of the "actions_list" tool's input schema.
+// ActionsListInputWorkflowRunsFilterStatus is the schema at
+// /properties/workflow_runs_filter/properties/status of the "actions_list"
+// tool's input schema.
 //
 // Filter workflow runs to only runs with a specific status
 type ActionsListInputWorkflowRunsFilterStatus string
@@ -7044,14 +7022,16 @@ func (e ActionsListInputWorkflowRunsFilterStatus) validate(ptr string, vs *mcpim
 	}
 }
 
-// ActionsRunTriggerInput is the input (arguments) of the "actions_run_trigger" tool.
+// ActionsRunTriggerInput is the input (arguments) of the "actions_run_trigger"
+// tool.
 //
 // The tool's description:
 //
-//	Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
+// Trigger GitHub Actions workflow operations, including running, re-running,
+// cancelling workflow runs, and deleting workflow run logs.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ActionsRunTriggerInput struct {
 	// Inputs the workflow accepts. Only used for 'run_workflow' method.
 	// Values are raw JSON: the schema does not restrict undeclared members.
@@ -7063,16 +7043,19 @@ type ActionsRunTriggerInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
 
-	// The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.
+	// The git reference for the workflow. The reference can be a branch or tag
+	// name. Required for 'run_workflow' method.
 	Ref *string `json:"ref,omitempty"`
 
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The ID of the workflow run. Required for all methods except 'run_workflow'.
+	// The ID of the workflow run. Required for all methods except
+	// 'run_workflow'.
 	RunID *float64 `json:"run_id,omitempty"`
 
-	// The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
+	// The workflow ID (numeric) or workflow file name (e.g., main.yml,
+	// ci.yaml). Required for 'run_workflow' method.
 	WorkflowID *string `json:"workflow_id,omitempty"`
 }
 
@@ -7087,7 +7070,8 @@ func (v *ActionsRunTriggerInput) UnmarshalJSON(data []byte) error {
 	return codecActionsRunTriggerInput.Decode(data, v)
 }
 
-// codecActionsRunTriggerInput is ActionsRunTriggerInput's table for MarshalJSON and UnmarshalJSON.
+// codecActionsRunTriggerInput is ActionsRunTriggerInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecActionsRunTriggerInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "inputs", Hint: mcpimpl.Raw, Presence: mcpimpl.OmitNil},
 	{Name: "method", Required: true},
@@ -7102,24 +7086,25 @@ func (v *ActionsRunTriggerInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the actions_run_trigger input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the actions_run_trigger input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ActionsRunTriggerInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("actions_run_trigger input")
 }
 
-// DecodeActionsRunTriggerInput decodes the actions_run_trigger input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeActionsRunTriggerInput decodes the actions_run_trigger input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeActionsRunTriggerInput(data []byte) (v ActionsRunTriggerInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "actions_run_trigger input")
 	return v, err
 }
 
-// ActionsRunTriggerInputMethod is the schema at /properties/method of the "actions_run_trigger" tool's input schema.
+// ActionsRunTriggerInputMethod is the schema at /properties/method of the
+// "actions_run_trigger" tool's input schema.
 //
 // The method to execute
 type ActionsRunTriggerInputMethod string
@@ -7148,19 +7133,23 @@ func (e ActionsRunTriggerInputMethod) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// AddCommentToPendingReviewInput is the input (arguments) of the "add_comment_to_pending_review" tool.
+// AddCommentToPendingReviewInput is the input (arguments) of the
+// "add_comment_to_pending_review" tool.
 //
 // The tool's description:
 //
-//	Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
+// Add review comment to the requester's latest pending pull request review. A
+// pending review needs to already exist to call this (check with the user if
+// not sure).
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddCommentToPendingReviewInput struct {
 	// The text of the review comment
 	Body string `json:"body"`
 
-	// The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range
+	// The line of the blob in the pull request diff that the comment applies
+	// to. For multi-line comments, the last line of the range
 	Line *float64 `json:"line,omitempty"`
 
 	// Repository owner
@@ -7175,13 +7164,17 @@ type AddCommentToPendingReviewInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
+	// The side of the diff to comment on. LEFT indicates the previous state,
+	// RIGHT indicates the new state
 	Side *AddCommentToPendingReviewInputSide `json:"side,omitempty"`
 
-	// For multi-line comments, the first line of the range that the comment applies to
+	// For multi-line comments, the first line of the range that the comment
+	// applies to
 	StartLine *float64 `json:"startLine,omitempty"`
 
-	// For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
+	// For multi-line comments, the starting side of the diff that the comment
+	// applies to. LEFT indicates the previous state, RIGHT indicates the new
+	// state
 	StartSide *AddCommentToPendingReviewInputStartSide `json:"startSide,omitempty"`
 
 	// The level at which the comment is targeted
@@ -7199,7 +7192,8 @@ func (v *AddCommentToPendingReviewInput) UnmarshalJSON(data []byte) error {
 	return codecAddCommentToPendingReviewInput.Decode(data, v)
 }
 
-// codecAddCommentToPendingReviewInput is AddCommentToPendingReviewInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddCommentToPendingReviewInput is AddCommentToPendingReviewInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecAddCommentToPendingReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Required: true},
 	{Name: "line", Presence: mcpimpl.OmitNil},
@@ -7223,26 +7217,29 @@ func (v *AddCommentToPendingReviewInput) validate(ptr string, vs *mcpimpl.Violat
 	v.SubjectType.validate(ptr+"/subjectType", vs)
 }
 
-// Validate reports every violation of the add_comment_to_pending_review input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_comment_to_pending_review input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddCommentToPendingReviewInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_comment_to_pending_review input")
 }
 
-// DecodeAddCommentToPendingReviewInput decodes the add_comment_to_pending_review input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddCommentToPendingReviewInput decodes the
+// add_comment_to_pending_review input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeAddCommentToPendingReviewInput(data []byte) (v AddCommentToPendingReviewInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_comment_to_pending_review input")
 	return v, err
 }
 
-// AddCommentToPendingReviewInputSide is the schema at /properties/side of the "add_comment_to_pending_review" tool's input schema.
+// AddCommentToPendingReviewInputSide is the schema at /properties/side of the
+// "add_comment_to_pending_review" tool's input schema.
 //
-// The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
+// The side of the diff to comment on. LEFT indicates the previous state, RIGHT
+// indicates the new state
 type AddCommentToPendingReviewInputSide string
 
 // Values of AddCommentToPendingReviewInputSide.
@@ -7266,33 +7263,21 @@ func (e AddCommentToPendingReviewInputSide) validate(ptr string, vs *mcpimpl.Vio
 	}
 }
 
-// AddCommentToPendingReviewInputStartSide is the schema at /properties/startSide of the "add_comment_to_pending_review" tool's input schema.
-//
-// For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
-type AddCommentToPendingReviewInputStartSide string
+// AddCommentToPendingReviewInputStartSide is the schema at
+// /properties/startSide of the "add_comment_to_pending_review" tool's input
+// schema: the same type as AddCommentToPendingReviewInputSide, which declares
+// it.
+type AddCommentToPendingReviewInputStartSide = AddCommentToPendingReviewInputSide
 
 // Values of AddCommentToPendingReviewInputStartSide.
 const (
-	AddCommentToPendingReviewInputStartSideLeft  AddCommentToPendingReviewInputStartSide = "LEFT"
-	AddCommentToPendingReviewInputStartSideRight AddCommentToPendingReviewInputStartSide = "RIGHT"
+	AddCommentToPendingReviewInputStartSideLeft  = AddCommentToPendingReviewInputSideLeft
+	AddCommentToPendingReviewInputStartSideRight = AddCommentToPendingReviewInputSideRight
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddCommentToPendingReviewInputStartSide) Valid() bool {
-	switch e {
-	case AddCommentToPendingReviewInputStartSideLeft, AddCommentToPendingReviewInputStartSideRight:
-		return true
-	}
-	return false
-}
-
-func (e AddCommentToPendingReviewInputStartSide) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LEFT\", \"RIGHT\"")
-	}
-}
-
-// AddCommentToPendingReviewInputSubjectType is the schema at /properties/subjectType of the "add_comment_to_pending_review" tool's input schema.
+// AddCommentToPendingReviewInputSubjectType is the schema at
+// /properties/subjectType of the "add_comment_to_pending_review" tool's input
+// schema.
 //
 // The level at which the comment is targeted
 type AddCommentToPendingReviewInputSubjectType string
@@ -7318,19 +7303,26 @@ func (e AddCommentToPendingReviewInputSubjectType) validate(ptr string, vs *mcpi
 	}
 }
 
-// AddIssueCommentInput is the input (arguments) of the "add_issue_comment" tool.
+// AddIssueCommentInput is the input (arguments) of the "add_issue_comment"
+// tool.
 //
 // The tool's description:
 //
-//	Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
+// Add a comment and/or reaction to a specific issue or issue comment in a
+// GitHub repository. Use this tool with pull requests as well (in this case
+// pass pull request number as issue_number), but only if user is not asking
+// specifically to add or react to review comments. At least one of body or
+// reaction is required.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddIssueCommentInput struct {
 	// Comment content. Required unless reaction is provided.
 	Body *string `json:"body,omitempty"`
 
-	// The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.
+	// The numeric ID of the issue or pull request comment to react to. Use this
+	// for reactions to comments; omit it to react to the issue or pull request
+	// itself. Cannot be combined with body.
 	CommentID *int64 `json:"comment_id,omitempty"`
 
 	// Issue or pull request number to comment on or react to.
@@ -7357,7 +7349,8 @@ func (v *AddIssueCommentInput) UnmarshalJSON(data []byte) error {
 	return codecAddIssueCommentInput.Decode(data, v)
 }
 
-// codecAddIssueCommentInput is AddIssueCommentInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddIssueCommentInput is AddIssueCommentInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAddIssueCommentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "comment_id", Presence: mcpimpl.OmitNil},
@@ -7383,24 +7376,25 @@ func (v *AddIssueCommentInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the add_issue_comment input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_issue_comment input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddIssueCommentInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_issue_comment input")
 }
 
-// DecodeAddIssueCommentInput decodes the add_issue_comment input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAddIssueCommentInput decodes the add_issue_comment input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddIssueCommentInput(data []byte) (v AddIssueCommentInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_issue_comment input")
 	return v, err
 }
 
-// AddIssueCommentInputReaction is the schema at /properties/reaction of the "add_issue_comment" tool's input schema.
+// AddIssueCommentInputReaction is the schema at /properties/reaction of the
+// "add_issue_comment" tool's input schema.
 //
 // Emoji reaction to add. Required unless body is provided.
 type AddIssueCommentInputReaction string
@@ -7432,14 +7426,15 @@ func (e AddIssueCommentInputReaction) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// AddIssueCommentReactionInput is the input (arguments) of the "add_issue_comment_reaction" tool.
+// AddIssueCommentReactionInput is the input (arguments) of the
+// "add_issue_comment_reaction" tool.
 //
 // The tool's description:
 //
-//	Add a reaction to an issue or pull request comment.
+// Add a reaction to an issue or pull request comment.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddIssueCommentReactionInput struct {
 	// The issue or pull request comment ID
 	CommentID float64 `json:"comment_id"`
@@ -7465,7 +7460,8 @@ func (v *AddIssueCommentReactionInput) UnmarshalJSON(data []byte) error {
 	return codecAddIssueCommentReactionInput.Decode(data, v)
 }
 
-// codecAddIssueCommentReactionInput is AddIssueCommentReactionInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddIssueCommentReactionInput is AddIssueCommentReactionInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecAddIssueCommentReactionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "comment_id", Required: true},
 	{Name: "content", Required: true},
@@ -7480,63 +7476,50 @@ func (v *AddIssueCommentReactionInput) validate(ptr string, vs *mcpimpl.Violatio
 	v.Content.validate(ptr+"/content", vs)
 }
 
-// Validate reports every violation of the add_issue_comment_reaction input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_issue_comment_reaction input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddIssueCommentReactionInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_issue_comment_reaction input")
 }
 
-// DecodeAddIssueCommentReactionInput decodes the add_issue_comment_reaction input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddIssueCommentReactionInput decodes the add_issue_comment_reaction
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeAddIssueCommentReactionInput(data []byte) (v AddIssueCommentReactionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_issue_comment_reaction input")
 	return v, err
 }
 
-// AddIssueCommentReactionInputContent is the schema at /properties/content of the "add_issue_comment_reaction" tool's input schema.
-//
-// The emoji reaction type
-type AddIssueCommentReactionInputContent string
+// AddIssueCommentReactionInputContent is the schema at /properties/content of
+// the "add_issue_comment_reaction" tool's input schema: the same type as
+// AddIssueCommentInputReaction, which declares it.
+type AddIssueCommentReactionInputContent = AddIssueCommentInputReaction
 
 // Values of AddIssueCommentReactionInputContent.
 const (
-	AddIssueCommentReactionInputContentPlus1    AddIssueCommentReactionInputContent = "+1"
-	AddIssueCommentReactionInputContentMinus1   AddIssueCommentReactionInputContent = "-1"
-	AddIssueCommentReactionInputContentLaugh    AddIssueCommentReactionInputContent = "laugh"
-	AddIssueCommentReactionInputContentConfused AddIssueCommentReactionInputContent = "confused"
-	AddIssueCommentReactionInputContentHeart    AddIssueCommentReactionInputContent = "heart"
-	AddIssueCommentReactionInputContentHooray   AddIssueCommentReactionInputContent = "hooray"
-	AddIssueCommentReactionInputContentRocket   AddIssueCommentReactionInputContent = "rocket"
-	AddIssueCommentReactionInputContentEyes     AddIssueCommentReactionInputContent = "eyes"
+	AddIssueCommentReactionInputContentPlus1    = AddIssueCommentInputReactionPlus1
+	AddIssueCommentReactionInputContentMinus1   = AddIssueCommentInputReactionMinus1
+	AddIssueCommentReactionInputContentLaugh    = AddIssueCommentInputReactionLaugh
+	AddIssueCommentReactionInputContentConfused = AddIssueCommentInputReactionConfused
+	AddIssueCommentReactionInputContentHeart    = AddIssueCommentInputReactionHeart
+	AddIssueCommentReactionInputContentHooray   = AddIssueCommentInputReactionHooray
+	AddIssueCommentReactionInputContentRocket   = AddIssueCommentInputReactionRocket
+	AddIssueCommentReactionInputContentEyes     = AddIssueCommentInputReactionEyes
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddIssueCommentReactionInputContent) Valid() bool {
-	switch e {
-	case AddIssueCommentReactionInputContentPlus1, AddIssueCommentReactionInputContentMinus1, AddIssueCommentReactionInputContentLaugh, AddIssueCommentReactionInputContentConfused, AddIssueCommentReactionInputContentHeart, AddIssueCommentReactionInputContentHooray, AddIssueCommentReactionInputContentRocket, AddIssueCommentReactionInputContentEyes:
-		return true
-	}
-	return false
-}
-
-func (e AddIssueCommentReactionInputContent) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"+1\", \"-1\", \"laugh\", \"confused\", \"heart\", \"hooray\", \"rocket\", \"eyes\"")
-	}
-}
-
-// AddIssueReactionInput is the input (arguments) of the "add_issue_reaction" tool.
+// AddIssueReactionInput is the input (arguments) of the "add_issue_reaction"
+// tool.
 //
 // The tool's description:
 //
-//	Add a reaction to an issue or pull request.
+// Add a reaction to an issue or pull request.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddIssueReactionInput struct {
 	// The emoji reaction type
 	Content AddIssueReactionInputContent `json:"content"`
@@ -7562,7 +7545,8 @@ func (v *AddIssueReactionInput) UnmarshalJSON(data []byte) error {
 	return codecAddIssueReactionInput.Decode(data, v)
 }
 
-// codecAddIssueReactionInput is AddIssueReactionInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddIssueReactionInput is AddIssueReactionInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecAddIssueReactionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 	{Name: "issue_number", Required: true},
@@ -7577,63 +7561,49 @@ func (v *AddIssueReactionInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the add_issue_reaction input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_issue_reaction input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddIssueReactionInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_issue_reaction input")
 }
 
-// DecodeAddIssueReactionInput decodes the add_issue_reaction input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAddIssueReactionInput decodes the add_issue_reaction input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddIssueReactionInput(data []byte) (v AddIssueReactionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_issue_reaction input")
 	return v, err
 }
 
-// AddIssueReactionInputContent is the schema at /properties/content of the "add_issue_reaction" tool's input schema.
-//
-// The emoji reaction type
-type AddIssueReactionInputContent string
+// AddIssueReactionInputContent is the schema at /properties/content of the
+// "add_issue_reaction" tool's input schema: the same type as
+// AddIssueCommentInputReaction, which declares it.
+type AddIssueReactionInputContent = AddIssueCommentInputReaction
 
 // Values of AddIssueReactionInputContent.
 const (
-	AddIssueReactionInputContentPlus1    AddIssueReactionInputContent = "+1"
-	AddIssueReactionInputContentMinus1   AddIssueReactionInputContent = "-1"
-	AddIssueReactionInputContentLaugh    AddIssueReactionInputContent = "laugh"
-	AddIssueReactionInputContentConfused AddIssueReactionInputContent = "confused"
-	AddIssueReactionInputContentHeart    AddIssueReactionInputContent = "heart"
-	AddIssueReactionInputContentHooray   AddIssueReactionInputContent = "hooray"
-	AddIssueReactionInputContentRocket   AddIssueReactionInputContent = "rocket"
-	AddIssueReactionInputContentEyes     AddIssueReactionInputContent = "eyes"
+	AddIssueReactionInputContentPlus1    = AddIssueCommentInputReactionPlus1
+	AddIssueReactionInputContentMinus1   = AddIssueCommentInputReactionMinus1
+	AddIssueReactionInputContentLaugh    = AddIssueCommentInputReactionLaugh
+	AddIssueReactionInputContentConfused = AddIssueCommentInputReactionConfused
+	AddIssueReactionInputContentHeart    = AddIssueCommentInputReactionHeart
+	AddIssueReactionInputContentHooray   = AddIssueCommentInputReactionHooray
+	AddIssueReactionInputContentRocket   = AddIssueCommentInputReactionRocket
+	AddIssueReactionInputContentEyes     = AddIssueCommentInputReactionEyes
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddIssueReactionInputContent) Valid() bool {
-	switch e {
-	case AddIssueReactionInputContentPlus1, AddIssueReactionInputContentMinus1, AddIssueReactionInputContentLaugh, AddIssueReactionInputContentConfused, AddIssueReactionInputContentHeart, AddIssueReactionInputContentHooray, AddIssueReactionInputContentRocket, AddIssueReactionInputContentEyes:
-		return true
-	}
-	return false
-}
-
-func (e AddIssueReactionInputContent) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"+1\", \"-1\", \"laugh\", \"confused\", \"heart\", \"hooray\", \"rocket\", \"eyes\"")
-	}
-}
-
-// AddPullRequestReviewCommentInput is the input (arguments) of the "add_pull_request_review_comment" tool.
+// AddPullRequestReviewCommentInput is the input (arguments) of the
+// "add_pull_request_review_comment" tool.
 //
 // The tool's description:
 //
-//	Add a review comment to the current user's pending pull request review.
+// Add a review comment to the current user's pending pull request review.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddPullRequestReviewCommentInput struct {
 	// The comment body
 	Body string `json:"body"`
@@ -7677,7 +7647,8 @@ func (v *AddPullRequestReviewCommentInput) UnmarshalJSON(data []byte) error {
 	return codecAddPullRequestReviewCommentInput.Decode(data, v)
 }
 
-// codecAddPullRequestReviewCommentInput is AddPullRequestReviewCommentInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddPullRequestReviewCommentInput is AddPullRequestReviewCommentInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecAddPullRequestReviewCommentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Required: true},
 	{Name: "line", Presence: mcpimpl.OmitNil},
@@ -7704,111 +7675,71 @@ func (v *AddPullRequestReviewCommentInput) validate(ptr string, vs *mcpimpl.Viol
 	v.SubjectType.validate(ptr+"/subjectType", vs)
 }
 
-// Validate reports every violation of the add_pull_request_review_comment input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_pull_request_review_comment input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddPullRequestReviewCommentInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_pull_request_review_comment input")
 }
 
-// DecodeAddPullRequestReviewCommentInput decodes the add_pull_request_review_comment input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddPullRequestReviewCommentInput decodes the
+// add_pull_request_review_comment input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeAddPullRequestReviewCommentInput(data []byte) (v AddPullRequestReviewCommentInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_pull_request_review_comment input")
 	return v, err
 }
 
-// AddPullRequestReviewCommentInputSide is the schema at /properties/side of the "add_pull_request_review_comment" tool's input schema.
-//
-// The side of the diff to comment on (optional)
-type AddPullRequestReviewCommentInputSide string
+// AddPullRequestReviewCommentInputSide is the schema at /properties/side of the
+// "add_pull_request_review_comment" tool's input schema: the same type as
+// AddCommentToPendingReviewInputSide, which declares it.
+type AddPullRequestReviewCommentInputSide = AddCommentToPendingReviewInputSide
 
 // Values of AddPullRequestReviewCommentInputSide.
 const (
-	AddPullRequestReviewCommentInputSideLeft  AddPullRequestReviewCommentInputSide = "LEFT"
-	AddPullRequestReviewCommentInputSideRight AddPullRequestReviewCommentInputSide = "RIGHT"
+	AddPullRequestReviewCommentInputSideLeft  = AddCommentToPendingReviewInputSideLeft
+	AddPullRequestReviewCommentInputSideRight = AddCommentToPendingReviewInputSideRight
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddPullRequestReviewCommentInputSide) Valid() bool {
-	switch e {
-	case AddPullRequestReviewCommentInputSideLeft, AddPullRequestReviewCommentInputSideRight:
-		return true
-	}
-	return false
-}
-
-func (e AddPullRequestReviewCommentInputSide) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LEFT\", \"RIGHT\"")
-	}
-}
-
-// AddPullRequestReviewCommentInputStartSide is the schema at /properties/startSide of the "add_pull_request_review_comment" tool's input schema.
-//
-// The start side of a multi-line comment (optional)
-type AddPullRequestReviewCommentInputStartSide string
+// AddPullRequestReviewCommentInputStartSide is the schema at
+// /properties/startSide of the "add_pull_request_review_comment" tool's input
+// schema: the same type as AddCommentToPendingReviewInputSide, which declares
+// it.
+type AddPullRequestReviewCommentInputStartSide = AddCommentToPendingReviewInputSide
 
 // Values of AddPullRequestReviewCommentInputStartSide.
 const (
-	AddPullRequestReviewCommentInputStartSideLeft  AddPullRequestReviewCommentInputStartSide = "LEFT"
-	AddPullRequestReviewCommentInputStartSideRight AddPullRequestReviewCommentInputStartSide = "RIGHT"
+	AddPullRequestReviewCommentInputStartSideLeft  = AddCommentToPendingReviewInputSideLeft
+	AddPullRequestReviewCommentInputStartSideRight = AddCommentToPendingReviewInputSideRight
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddPullRequestReviewCommentInputStartSide) Valid() bool {
-	switch e {
-	case AddPullRequestReviewCommentInputStartSideLeft, AddPullRequestReviewCommentInputStartSideRight:
-		return true
-	}
-	return false
-}
-
-func (e AddPullRequestReviewCommentInputStartSide) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LEFT\", \"RIGHT\"")
-	}
-}
-
-// AddPullRequestReviewCommentInputSubjectType is the schema at /properties/subjectType of the "add_pull_request_review_comment" tool's input schema.
-//
-// The subject type of the comment
-type AddPullRequestReviewCommentInputSubjectType string
+// AddPullRequestReviewCommentInputSubjectType is the schema at
+// /properties/subjectType of the "add_pull_request_review_comment" tool's input
+// schema: the same type as AddCommentToPendingReviewInputSubjectType, which
+// declares it.
+type AddPullRequestReviewCommentInputSubjectType = AddCommentToPendingReviewInputSubjectType
 
 // Values of AddPullRequestReviewCommentInputSubjectType.
 const (
-	AddPullRequestReviewCommentInputSubjectTypeFile AddPullRequestReviewCommentInputSubjectType = "FILE"
-	AddPullRequestReviewCommentInputSubjectTypeLine AddPullRequestReviewCommentInputSubjectType = "LINE"
+	AddPullRequestReviewCommentInputSubjectTypeFile = AddCommentToPendingReviewInputSubjectTypeFile
+	AddPullRequestReviewCommentInputSubjectTypeLine = AddCommentToPendingReviewInputSubjectTypeLine
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddPullRequestReviewCommentInputSubjectType) Valid() bool {
-	switch e {
-	case AddPullRequestReviewCommentInputSubjectTypeFile, AddPullRequestReviewCommentInputSubjectTypeLine:
-		return true
-	}
-	return false
-}
-
-func (e AddPullRequestReviewCommentInputSubjectType) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"FILE\", \"LINE\"")
-	}
-}
-
-// AddPullRequestReviewCommentReactionInput is the input (arguments) of the "add_pull_request_review_comment_reaction" tool.
+// AddPullRequestReviewCommentReactionInput is the input (arguments) of the
+// "add_pull_request_review_comment_reaction" tool.
 //
 // The tool's description:
 //
-//	Add a reaction to a pull request review comment.
+// Add a reaction to a pull request review comment.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddPullRequestReviewCommentReactionInput struct {
-	// The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
+	// The numeric pull request review comment ID. Use the number from a
+	// #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
 	CommentID float64 `json:"comment_id"`
 
 	// The emoji reaction type
@@ -7832,7 +7763,9 @@ func (v *AddPullRequestReviewCommentReactionInput) UnmarshalJSON(data []byte) er
 	return codecAddPullRequestReviewCommentReactionInput.Decode(data, v)
 }
 
-// codecAddPullRequestReviewCommentReactionInput is AddPullRequestReviewCommentReactionInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddPullRequestReviewCommentReactionInput is
+// AddPullRequestReviewCommentReactionInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAddPullRequestReviewCommentReactionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "comment_id", Required: true},
 	{Name: "content", Required: true},
@@ -7847,7 +7780,8 @@ func (v *AddPullRequestReviewCommentReactionInput) validate(ptr string, vs *mcpi
 	v.Content.validate(ptr+"/content", vs)
 }
 
-// Validate reports every violation of the add_pull_request_review_comment_reaction input schema's constraints as a
+// Validate reports every violation of the
+// add_pull_request_review_comment_reaction input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *AddPullRequestReviewCommentReactionInput) Validate() error {
 	var vs mcpimpl.Violations
@@ -7855,60 +7789,53 @@ func (v *AddPullRequestReviewCommentReactionInput) Validate() error {
 	return vs.Err("add_pull_request_review_comment_reaction input")
 }
 
-// DecodeAddPullRequestReviewCommentReactionInput decodes the add_pull_request_review_comment_reaction input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddPullRequestReviewCommentReactionInput decodes the
+// add_pull_request_review_comment_reaction input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeAddPullRequestReviewCommentReactionInput(data []byte) (v AddPullRequestReviewCommentReactionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_pull_request_review_comment_reaction input")
 	return v, err
 }
 
-// AddPullRequestReviewCommentReactionInputContent is the schema at /properties/content of the "add_pull_request_review_comment_reaction" tool's input schema.
-//
-// The emoji reaction type
-type AddPullRequestReviewCommentReactionInputContent string
+// AddPullRequestReviewCommentReactionInputContent is the schema at
+// /properties/content of the "add_pull_request_review_comment_reaction" tool's
+// input schema: the same type as AddIssueCommentInputReaction, which declares
+// it.
+type AddPullRequestReviewCommentReactionInputContent = AddIssueCommentInputReaction
 
 // Values of AddPullRequestReviewCommentReactionInputContent.
 const (
-	AddPullRequestReviewCommentReactionInputContentPlus1    AddPullRequestReviewCommentReactionInputContent = "+1"
-	AddPullRequestReviewCommentReactionInputContentMinus1   AddPullRequestReviewCommentReactionInputContent = "-1"
-	AddPullRequestReviewCommentReactionInputContentLaugh    AddPullRequestReviewCommentReactionInputContent = "laugh"
-	AddPullRequestReviewCommentReactionInputContentConfused AddPullRequestReviewCommentReactionInputContent = "confused"
-	AddPullRequestReviewCommentReactionInputContentHeart    AddPullRequestReviewCommentReactionInputContent = "heart"
-	AddPullRequestReviewCommentReactionInputContentHooray   AddPullRequestReviewCommentReactionInputContent = "hooray"
-	AddPullRequestReviewCommentReactionInputContentRocket   AddPullRequestReviewCommentReactionInputContent = "rocket"
-	AddPullRequestReviewCommentReactionInputContentEyes     AddPullRequestReviewCommentReactionInputContent = "eyes"
+	AddPullRequestReviewCommentReactionInputContentPlus1    = AddIssueCommentInputReactionPlus1
+	AddPullRequestReviewCommentReactionInputContentMinus1   = AddIssueCommentInputReactionMinus1
+	AddPullRequestReviewCommentReactionInputContentLaugh    = AddIssueCommentInputReactionLaugh
+	AddPullRequestReviewCommentReactionInputContentConfused = AddIssueCommentInputReactionConfused
+	AddPullRequestReviewCommentReactionInputContentHeart    = AddIssueCommentInputReactionHeart
+	AddPullRequestReviewCommentReactionInputContentHooray   = AddIssueCommentInputReactionHooray
+	AddPullRequestReviewCommentReactionInputContentRocket   = AddIssueCommentInputReactionRocket
+	AddPullRequestReviewCommentReactionInputContentEyes     = AddIssueCommentInputReactionEyes
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e AddPullRequestReviewCommentReactionInputContent) Valid() bool {
-	switch e {
-	case AddPullRequestReviewCommentReactionInputContentPlus1, AddPullRequestReviewCommentReactionInputContentMinus1, AddPullRequestReviewCommentReactionInputContentLaugh, AddPullRequestReviewCommentReactionInputContentConfused, AddPullRequestReviewCommentReactionInputContentHeart, AddPullRequestReviewCommentReactionInputContentHooray, AddPullRequestReviewCommentReactionInputContentRocket, AddPullRequestReviewCommentReactionInputContentEyes:
-		return true
-	}
-	return false
-}
-
-func (e AddPullRequestReviewCommentReactionInputContent) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"+1\", \"-1\", \"laugh\", \"confused\", \"heart\", \"hooray\", \"rocket\", \"eyes\"")
-	}
-}
-
-// AddReplyToPullRequestCommentInput is the input (arguments) of the "add_reply_to_pull_request_comment" tool.
+// AddReplyToPullRequestCommentInput is the input (arguments) of the
+// "add_reply_to_pull_request_comment" tool.
 //
 // The tool's description:
 //
-//	Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
+// Add a reply and/or reaction to an existing pull request comment. This can
+// create a new comment linked as a reply to the specified comment, add an emoji
+// reaction to the specified comment, or do both. At least one of body or
+// reaction is required.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddReplyToPullRequestCommentInput struct {
 	// The text of the reply. Required unless reaction is provided.
 	Body *string `json:"body,omitempty"`
 
-	// The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
+	// The numeric ID of the pull request review comment to reply or react to.
+	// Use the number from a #discussion_r... anchor, not the GraphQL thread
+	// node ID (PRRT_...).
 	CommentID float64 `json:"commentId"`
 
 	// Repository owner
@@ -7935,7 +7862,8 @@ func (v *AddReplyToPullRequestCommentInput) UnmarshalJSON(data []byte) error {
 	return codecAddReplyToPullRequestCommentInput.Decode(data, v)
 }
 
-// codecAddReplyToPullRequestCommentInput is AddReplyToPullRequestCommentInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddReplyToPullRequestCommentInput is AddReplyToPullRequestCommentInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecAddReplyToPullRequestCommentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "commentId", Required: true},
@@ -7954,63 +7882,49 @@ func (v *AddReplyToPullRequestCommentInput) validate(ptr string, vs *mcpimpl.Vio
 	}
 }
 
-// Validate reports every violation of the add_reply_to_pull_request_comment input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_reply_to_pull_request_comment
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddReplyToPullRequestCommentInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_reply_to_pull_request_comment input")
 }
 
-// DecodeAddReplyToPullRequestCommentInput decodes the add_reply_to_pull_request_comment input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddReplyToPullRequestCommentInput decodes the
+// add_reply_to_pull_request_comment input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeAddReplyToPullRequestCommentInput(data []byte) (v AddReplyToPullRequestCommentInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_reply_to_pull_request_comment input")
 	return v, err
 }
 
-// AddReplyToPullRequestCommentInputReaction is the schema at /properties/reaction of the "add_reply_to_pull_request_comment" tool's input schema.
-//
-// Emoji reaction to add. Required unless body is provided.
-type AddReplyToPullRequestCommentInputReaction string
+// AddReplyToPullRequestCommentInputReaction is the schema at
+// /properties/reaction of the "add_reply_to_pull_request_comment" tool's input
+// schema: the same type as AddIssueCommentInputReaction, which declares it.
+type AddReplyToPullRequestCommentInputReaction = AddIssueCommentInputReaction
 
 // Values of AddReplyToPullRequestCommentInputReaction.
 const (
-	AddReplyToPullRequestCommentInputReactionPlus1    AddReplyToPullRequestCommentInputReaction = "+1"
-	AddReplyToPullRequestCommentInputReactionMinus1   AddReplyToPullRequestCommentInputReaction = "-1"
-	AddReplyToPullRequestCommentInputReactionLaugh    AddReplyToPullRequestCommentInputReaction = "laugh"
-	AddReplyToPullRequestCommentInputReactionConfused AddReplyToPullRequestCommentInputReaction = "confused"
-	AddReplyToPullRequestCommentInputReactionHeart    AddReplyToPullRequestCommentInputReaction = "heart"
-	AddReplyToPullRequestCommentInputReactionHooray   AddReplyToPullRequestCommentInputReaction = "hooray"
-	AddReplyToPullRequestCommentInputReactionRocket   AddReplyToPullRequestCommentInputReaction = "rocket"
-	AddReplyToPullRequestCommentInputReactionEyes     AddReplyToPullRequestCommentInputReaction = "eyes"
+	AddReplyToPullRequestCommentInputReactionPlus1    = AddIssueCommentInputReactionPlus1
+	AddReplyToPullRequestCommentInputReactionMinus1   = AddIssueCommentInputReactionMinus1
+	AddReplyToPullRequestCommentInputReactionLaugh    = AddIssueCommentInputReactionLaugh
+	AddReplyToPullRequestCommentInputReactionConfused = AddIssueCommentInputReactionConfused
+	AddReplyToPullRequestCommentInputReactionHeart    = AddIssueCommentInputReactionHeart
+	AddReplyToPullRequestCommentInputReactionHooray   = AddIssueCommentInputReactionHooray
+	AddReplyToPullRequestCommentInputReactionRocket   = AddIssueCommentInputReactionRocket
+	AddReplyToPullRequestCommentInputReactionEyes     = AddIssueCommentInputReactionEyes
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e AddReplyToPullRequestCommentInputReaction) Valid() bool {
-	switch e {
-	case AddReplyToPullRequestCommentInputReactionPlus1, AddReplyToPullRequestCommentInputReactionMinus1, AddReplyToPullRequestCommentInputReactionLaugh, AddReplyToPullRequestCommentInputReactionConfused, AddReplyToPullRequestCommentInputReactionHeart, AddReplyToPullRequestCommentInputReactionHooray, AddReplyToPullRequestCommentInputReactionRocket, AddReplyToPullRequestCommentInputReactionEyes:
-		return true
-	}
-	return false
-}
-
-func (e AddReplyToPullRequestCommentInputReaction) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"+1\", \"-1\", \"laugh\", \"confused\", \"heart\", \"hooray\", \"rocket\", \"eyes\"")
-	}
-}
 
 // AddSubIssueInput is the input (arguments) of the "add_sub_issue" tool.
 //
 // The tool's description:
 //
-//	Add a sub-issue to a parent issue.
+// Add a sub-issue to a parent issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddSubIssueInput struct {
 	// The parent issue number
 	IssueNumber float64 `json:"issue_number"`
@@ -8039,7 +7953,8 @@ func (v *AddSubIssueInput) UnmarshalJSON(data []byte) error {
 	return codecAddSubIssueInput.Decode(data, v)
 }
 
-// codecAddSubIssueInput is AddSubIssueInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddSubIssueInput is AddSubIssueInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAddSubIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "owner", Required: true},
@@ -8054,43 +7969,48 @@ func (v *AddSubIssueInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the add_sub_issue input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_sub_issue input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddSubIssueInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_sub_issue input")
 }
 
-// DecodeAddSubIssueInput decodes the add_sub_issue input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAddSubIssueInput decodes the add_sub_issue input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddSubIssueInput(data []byte) (v AddSubIssueInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_sub_issue input")
 	return v, err
 }
 
-// AssignCopilotToIssueInput is the input (arguments) of the "assign_copilot_to_issue" tool.
+// AssignCopilotToIssueInput is the input (arguments) of the
+// "assign_copilot_to_issue" tool.
 //
 // The tool's description:
 //
-//	Assign Copilot to a specific issue in a GitHub repository.
+// Assign Copilot to a specific issue in a GitHub repository.
 //
-//	This tool can help with the following outcomes:
-//	- a Pull Request created with source code changes to resolve the issue
+// This tool can help with the following outcomes:
 //
+//   - a Pull Request created with source code changes to resolve the issue
 //
-//	More information can be found at:
-//	- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
+// More information can be found at:
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+//   - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
+//
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AssignCopilotToIssueInput struct {
-	// Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch
+	// Git reference (e.g., branch) that the agent will start its work from. If
+	// not specified, defaults to the repository's default branch
 	BaseRef *string `json:"base_ref,omitempty"`
 
-	// Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description
+	// Optional custom instructions to guide the agent beyond the issue body.
+	// Use this to provide additional context, constraints, or guidance that is
+	// not captured in the issue description
 	CustomInstructions *string `json:"custom_instructions,omitempty"`
 
 	// Issue number
@@ -8114,7 +8034,8 @@ func (v *AssignCopilotToIssueInput) UnmarshalJSON(data []byte) error {
 	return codecAssignCopilotToIssueInput.Decode(data, v)
 }
 
-// codecAssignCopilotToIssueInput is AssignCopilotToIssueInput's table for MarshalJSON and UnmarshalJSON.
+// codecAssignCopilotToIssueInput is AssignCopilotToIssueInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecAssignCopilotToIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "base_ref", Presence: mcpimpl.OmitNil},
 	{Name: "custom_instructions", Presence: mcpimpl.OmitNil},
@@ -8125,49 +8046,60 @@ var codecAssignCopilotToIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *AssignCopilotToIssueInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the assign_copilot_to_issue input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the assign_copilot_to_issue input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AssignCopilotToIssueInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("assign_copilot_to_issue input")
 }
 
-// DecodeAssignCopilotToIssueInput decodes the assign_copilot_to_issue input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAssignCopilotToIssueInput decodes the assign_copilot_to_issue input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeAssignCopilotToIssueInput(data []byte) (v AssignCopilotToIssueInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "assign_copilot_to_issue input")
 	return v, err
 }
 
-// AssignCopilotToIssueWithIntentInput is the input (arguments) of the "assign_copilot_to_issue_with_intent" tool.
+// AssignCopilotToIssueWithIntentInput is the input (arguments) of the
+// "assign_copilot_to_issue_with_intent" tool.
 //
 // The tool's description:
 //
-//	Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
+// Assign Copilot to a specific issue in a GitHub repository. Prefer this tool
+// over assign_copilot_to_issue when available.
 //
-//	This tool can help with the following outcomes:
-//	- a Pull Request created with source code changes to resolve the issue
+// This tool can help with the following outcomes:
 //
+//   - a Pull Request created with source code changes to resolve the issue
 //
-//	More information can be found at:
-//	- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
+// More information can be found at:
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+//   - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
+//
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AssignCopilotToIssueWithIntentInput struct {
-	// Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
+	// Git reference (e.g., branch) that the agent will start its work from. If
+	// not specified, defaults to the repository's default branch. Ignored when
+	// is_suggestion is true
 	BaseRef *string `json:"base_ref,omitempty"`
 
-	// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+	// How confident you are in this choice. 'HIGH' for clear signal or explicit
+	// user request, 'MEDIUM' for reasonable inference with some ambiguity,
+	// 'LOW' for best guess with limited signal.
 	Confidence AssignCopilotToIssueWithIntentInputConfidence `json:"confidence"`
 
-	// Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
+	// Optional custom instructions to guide the agent beyond the issue body.
+	// Ignored when is_suggestion is true
 	CustomInstructions *string `json:"custom_instructions,omitempty"`
 
-	// If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
+	// If true, records a pending Copilot assignment intent rather than
+	// launching the agent. Approval later supplies the launch context; base_ref
+	// and custom_instructions are ignored in this case.
 	IsSuggestion bool `json:"is_suggestion"`
 
 	// Issue number
@@ -8176,7 +8108,9 @@ type AssignCopilotToIssueWithIntentInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
 
-	// One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').
+	// One concise sentence explaining what specifically about the issue led to
+	// choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with
+	// clear acceptance criteria').
 	Rationale string `json:"rationale"`
 
 	// Repository name
@@ -8194,7 +8128,9 @@ func (v *AssignCopilotToIssueWithIntentInput) UnmarshalJSON(data []byte) error {
 	return codecAssignCopilotToIssueWithIntentInput.Decode(data, v)
 }
 
-// codecAssignCopilotToIssueWithIntentInput is AssignCopilotToIssueWithIntentInput's table for MarshalJSON and UnmarshalJSON.
+// codecAssignCopilotToIssueWithIntentInput is
+// AssignCopilotToIssueWithIntentInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAssignCopilotToIssueWithIntentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "base_ref", Presence: mcpimpl.OmitNil},
 	{Name: "confidence", Required: true},
@@ -8213,26 +8149,31 @@ func (v *AssignCopilotToIssueWithIntentInput) validate(ptr string, vs *mcpimpl.V
 	}
 }
 
-// Validate reports every violation of the assign_copilot_to_issue_with_intent input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the assign_copilot_to_issue_with_intent
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AssignCopilotToIssueWithIntentInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("assign_copilot_to_issue_with_intent input")
 }
 
-// DecodeAssignCopilotToIssueWithIntentInput decodes the assign_copilot_to_issue_with_intent input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAssignCopilotToIssueWithIntentInput decodes the
+// assign_copilot_to_issue_with_intent input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeAssignCopilotToIssueWithIntentInput(data []byte) (v AssignCopilotToIssueWithIntentInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "assign_copilot_to_issue_with_intent input")
 	return v, err
 }
 
-// AssignCopilotToIssueWithIntentInputConfidence is the schema at /properties/confidence of the "assign_copilot_to_issue_with_intent" tool's input schema.
+// AssignCopilotToIssueWithIntentInputConfidence is the schema at
+// /properties/confidence of the "assign_copilot_to_issue_with_intent" tool's
+// input schema.
 //
-// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+// How confident you are in this choice. 'HIGH' for clear signal or explicit
+// user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW'
+// for best guess with limited signal.
 type AssignCopilotToIssueWithIntentInputConfidence string
 
 // Values of AssignCopilotToIssueWithIntentInputConfidence.
@@ -8261,10 +8202,9 @@ func (e AssignCopilotToIssueWithIntentInputConfidence) validate(ptr string, vs *
 //
 // The tool's description:
 //
-//	Create a new branch in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Create a new branch in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateBranchInput struct {
 	// Name for new branch
 	Branch string `json:"branch"`
@@ -8290,7 +8230,8 @@ func (v *CreateBranchInput) UnmarshalJSON(data []byte) error {
 	return codecCreateBranchInput.Decode(data, v)
 }
 
-// codecCreateBranchInput is CreateBranchInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateBranchInput is CreateBranchInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateBranchInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "branch", Required: true},
 	{Name: "from_branch", Presence: mcpimpl.OmitNil},
@@ -8300,17 +8241,17 @@ var codecCreateBranchInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateBranchInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_branch input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_branch input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateBranchInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_branch input")
 }
 
-// DecodeCreateBranchInput decodes the create_branch input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateBranchInput decodes the create_branch input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateBranchInput(data []byte) (v CreateBranchInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_branch input")
@@ -8321,10 +8262,9 @@ func DecodeCreateBranchInput(data []byte) (v CreateBranchInput, err error) {
 //
 // The tool's description:
 //
-//	Create a new gist
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Create a new gist
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateGistInput struct {
 	// Content for simple single-file gist creation
 	Content string `json:"content"`
@@ -8351,7 +8291,8 @@ func (v *CreateGistInput) UnmarshalJSON(data []byte) error {
 	return codecCreateGistInput.Decode(data, v)
 }
 
-// codecCreateGistInput is CreateGistInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateGistInput is CreateGistInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateGistInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 	{Name: "description", Presence: mcpimpl.OmitNil},
@@ -8361,18 +8302,18 @@ var codecCreateGistInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateGistInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_gist input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_gist input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateGistInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_gist input")
 }
 
-// DecodeCreateGistInput decodes the create_gist input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeCreateGistInput decodes the create_gist input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateGistInput(data []byte) (v CreateGistInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_gist input")
 	return v, err
@@ -8382,10 +8323,10 @@ func DecodeCreateGistInput(data []byte) (v CreateGistInput, err error) {
 //
 // The tool's description:
 //
-//	Create a new issue in a GitHub repository with a title and optional body.
+// Create a new issue in a GitHub repository with a title and optional body.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateIssueInput struct {
 	// Issue body content (optional)
 	Body *string `json:"body,omitempty"`
@@ -8411,7 +8352,8 @@ func (v *CreateIssueInput) UnmarshalJSON(data []byte) error {
 	return codecCreateIssueInput.Decode(data, v)
 }
 
-// codecCreateIssueInput is CreateIssueInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateIssueInput is CreateIssueInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -8421,46 +8363,52 @@ var codecCreateIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateIssueInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_issue input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_issue input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateIssueInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_issue input")
 }
 
-// DecodeCreateIssueInput decodes the create_issue input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeCreateIssueInput decodes the create_issue input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateIssueInput(data []byte) (v CreateIssueInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_issue input")
 	return v, err
 }
 
-// CreateOrUpdateFileInput is the input (arguments) of the "create_or_update_file" tool.
+// CreateOrUpdateFileInput is the input (arguments) of the
+// "create_or_update_file" tool.
 //
 // The tool's description:
 //
-//	Create or update a single file in a GitHub repository.
-//	If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
+// Create or update a single file in a GitHub repository.
+// If updating, you should provide the SHA of the file you want to update. Use
+// this tool to create or update a file in a GitHub repository remotely; do not
+// use it for local file operations.
 //
-//	In order to obtain the SHA of original file version before updating, use the following git command:
-//	git rev-parse <branch>:<path to file>
+// In order to obtain the SHA of original file version before updating, use the
+// following git command:
+// git rev-parse <branch>:<path to file>
 //
-//	SHA MUST be provided for existing file updates.
+// SHA MUST be provided for existing file updates.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateOrUpdateFileInput struct {
-	// Set true to update a symbolic link itself; content must be its new target path.
+	// Set true to update a symbolic link itself; content must be its new target
+	// path.
 	// Default: false (applied by the server, not by this type).
 	AllowSymlinkWrite *bool `json:"allow_symlink_write,omitempty"`
 
 	// Branch to create/update the file in
 	Branch string `json:"branch"`
 
-	// Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.
+	// Content of the file, exactly as it should appear once written. Do not
+	// base64-encode it; this server does that before calling the REST API.
 	Content string `json:"content"`
 
 	// Commit message
@@ -8475,7 +8423,8 @@ type CreateOrUpdateFileInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The blob SHA of the file being replaced. Required if the file already exists.
+	// The blob SHA of the file being replaced. Required if the file already
+	// exists.
 	SHA *string `json:"sha,omitempty"`
 }
 
@@ -8490,7 +8439,8 @@ func (v *CreateOrUpdateFileInput) UnmarshalJSON(data []byte) error {
 	return codecCreateOrUpdateFileInput.Decode(data, v)
 }
 
-// codecCreateOrUpdateFileInput is CreateOrUpdateFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateOrUpdateFileInput is CreateOrUpdateFileInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecCreateOrUpdateFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "allow_symlink_write", Presence: mcpimpl.OmitNil},
 	{Name: "branch", Required: true},
@@ -8504,31 +8454,33 @@ var codecCreateOrUpdateFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateOrUpdateFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_or_update_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_or_update_file input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateOrUpdateFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_or_update_file input")
 }
 
-// DecodeCreateOrUpdateFileInput decodes the create_or_update_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeCreateOrUpdateFileInput decodes the create_or_update_file input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeCreateOrUpdateFileInput(data []byte) (v CreateOrUpdateFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_or_update_file input")
 	return v, err
 }
 
-// CreatePullRequestInput is the input (arguments) of the "create_pull_request" tool.
+// CreatePullRequestInput is the input (arguments) of the "create_pull_request"
+// tool.
 //
 // The tool's description:
 //
-//	Create a new pull request in a GitHub repository.
+// Create a new pull request in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreatePullRequestInput struct {
 	// Branch to merge into
 	Base string `json:"base"`
@@ -8569,7 +8521,8 @@ func (v *CreatePullRequestInput) UnmarshalJSON(data []byte) error {
 	return codecCreatePullRequestInput.Decode(data, v)
 }
 
-// codecCreatePullRequestInput is CreatePullRequestInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreatePullRequestInput is CreatePullRequestInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecCreatePullRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "base", Required: true},
 	{Name: "body", Presence: mcpimpl.OmitNil},
@@ -8584,31 +8537,33 @@ var codecCreatePullRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreatePullRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_pull_request input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_pull_request input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreatePullRequestInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_pull_request input")
 }
 
-// DecodeCreatePullRequestInput decodes the create_pull_request input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeCreatePullRequestInput decodes the create_pull_request input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreatePullRequestInput(data []byte) (v CreatePullRequestInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_pull_request input")
 	return v, err
 }
 
-// CreatePullRequestReviewInput is the input (arguments) of the "create_pull_request_review" tool.
+// CreatePullRequestReviewInput is the input (arguments) of the
+// "create_pull_request_review" tool.
 //
 // The tool's description:
 //
-//	Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
+// Create a review on a pull request. If event is provided, the review is
+// submitted immediately; otherwise a pending review is created.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreatePullRequestReviewInput struct {
 	// The review body text (optional)
 	Body *string `json:"body,omitempty"`
@@ -8640,7 +8595,8 @@ func (v *CreatePullRequestReviewInput) UnmarshalJSON(data []byte) error {
 	return codecCreatePullRequestReviewInput.Decode(data, v)
 }
 
-// codecCreatePullRequestReviewInput is CreatePullRequestReviewInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreatePullRequestReviewInput is CreatePullRequestReviewInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecCreatePullRequestReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "commitID", Presence: mcpimpl.OmitNil},
@@ -8659,24 +8615,26 @@ func (v *CreatePullRequestReviewInput) validate(ptr string, vs *mcpimpl.Violatio
 	}
 }
 
-// Validate reports every violation of the create_pull_request_review input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_pull_request_review input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreatePullRequestReviewInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_pull_request_review input")
 }
 
-// DecodeCreatePullRequestReviewInput decodes the create_pull_request_review input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeCreatePullRequestReviewInput decodes the create_pull_request_review
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeCreatePullRequestReviewInput(data []byte) (v CreatePullRequestReviewInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_pull_request_review input")
 	return v, err
 }
 
-// CreatePullRequestReviewInputEvent is the schema at /properties/event of the "create_pull_request_review" tool's input schema.
+// CreatePullRequestReviewInputEvent is the schema at /properties/event of the
+// "create_pull_request_review" tool's input schema.
 //
 // The review action to perform. If omitted, creates a pending review.
 type CreatePullRequestReviewInputEvent string
@@ -8703,14 +8661,14 @@ func (e CreatePullRequestReviewInputEvent) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// CreateRepositoryInput is the input (arguments) of the "create_repository" tool.
+// CreateRepositoryInput is the input (arguments) of the "create_repository"
+// tool.
 //
 // The tool's description:
 //
-//	Create a new GitHub repository in your account or specified organization
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Create a new GitHub repository in your account or specified organization
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateRepositoryInput struct {
 	// Initialize with README
 	AutoInit *bool `json:"autoInit,omitempty"`
@@ -8721,10 +8679,12 @@ type CreateRepositoryInput struct {
 	// Repository name
 	Name string `json:"name"`
 
-	// Organization to create the repository in (omit to create in your personal account)
+	// Organization to create the repository in (omit to create in your personal
+	// account)
 	Organization *string `json:"organization,omitempty"`
 
-	// Whether the repository should be private. Defaults to true (private) when omitted.
+	// Whether the repository should be private. Defaults to true (private) when
+	// omitted.
 	// Default: true (applied by the server, not by this type).
 	Private *bool `json:"private,omitempty"`
 }
@@ -8740,7 +8700,8 @@ func (v *CreateRepositoryInput) UnmarshalJSON(data []byte) error {
 	return codecCreateRepositoryInput.Decode(data, v)
 }
 
-// codecCreateRepositoryInput is CreateRepositoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateRepositoryInput is CreateRepositoryInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecCreateRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "autoInit", Presence: mcpimpl.OmitNil},
 	{Name: "description", Presence: mcpimpl.OmitNil},
@@ -8751,17 +8712,17 @@ var codecCreateRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateRepositoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the create_repository input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_repository input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateRepositoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_repository input")
 }
 
-// DecodeCreateRepositoryInput decodes the create_repository input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateRepositoryInput decodes the create_repository input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateRepositoryInput(data []byte) (v CreateRepositoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_repository input")
@@ -8772,10 +8733,9 @@ func DecodeCreateRepositoryInput(data []byte) (v CreateRepositoryInput, err erro
 //
 // The tool's description:
 //
-//	Delete a file from a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Delete a file from a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteFileInput struct {
 	// Branch to delete the file from
 	Branch string `json:"branch"`
@@ -8804,7 +8764,8 @@ func (v *DeleteFileInput) UnmarshalJSON(data []byte) error {
 	return codecDeleteFileInput.Decode(data, v)
 }
 
-// codecDeleteFileInput is DeleteFileInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteFileInput is DeleteFileInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeleteFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "branch", Required: true},
 	{Name: "message", Required: true},
@@ -8815,31 +8776,32 @@ var codecDeleteFileInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *DeleteFileInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_file input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_file input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteFileInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_file input")
 }
 
-// DecodeDeleteFileInput decodes the delete_file input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDeleteFileInput decodes the delete_file input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteFileInput(data []byte) (v DeleteFileInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_file input")
 	return v, err
 }
 
-// DeletePendingPullRequestReviewInput is the input (arguments) of the "delete_pending_pull_request_review" tool.
+// DeletePendingPullRequestReviewInput is the input (arguments) of the
+// "delete_pending_pull_request_review" tool.
 //
 // The tool's description:
 //
-//	Delete a pending pull request review.
+// Delete a pending pull request review.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeletePendingPullRequestReviewInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
@@ -8862,7 +8824,9 @@ func (v *DeletePendingPullRequestReviewInput) UnmarshalJSON(data []byte) error {
 	return codecDeletePendingPullRequestReviewInput.Decode(data, v)
 }
 
-// codecDeletePendingPullRequestReviewInput is DeletePendingPullRequestReviewInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeletePendingPullRequestReviewInput is
+// DeletePendingPullRequestReviewInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeletePendingPullRequestReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "pullNumber", Required: true},
@@ -8875,31 +8839,34 @@ func (v *DeletePendingPullRequestReviewInput) validate(ptr string, vs *mcpimpl.V
 	}
 }
 
-// Validate reports every violation of the delete_pending_pull_request_review input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_pending_pull_request_review
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeletePendingPullRequestReviewInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_pending_pull_request_review input")
 }
 
-// DecodeDeletePendingPullRequestReviewInput decodes the delete_pending_pull_request_review input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDeletePendingPullRequestReviewInput decodes the
+// delete_pending_pull_request_review input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeDeletePendingPullRequestReviewInput(data []byte) (v DeletePendingPullRequestReviewInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_pending_pull_request_review input")
 	return v, err
 }
 
-// DeleteRepositoryInput is the input (arguments) of the "delete_repository" tool.
+// DeleteRepositoryInput is the input (arguments) of the "delete_repository"
+// tool.
 //
 // The tool's description:
 //
-//	Delete a GitHub repository after the user confirms the exact owner/repository name
+// Delete a GitHub repository after the user confirms the exact owner/repository
+// name
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteRepositoryInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
@@ -8919,7 +8886,8 @@ func (v *DeleteRepositoryInput) UnmarshalJSON(data []byte) error {
 	return codecDeleteRepositoryInput.Decode(data, v)
 }
 
-// codecDeleteRepositoryInput is DeleteRepositoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteRepositoryInput is DeleteRepositoryInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecDeleteRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -8927,37 +8895,43 @@ var codecDeleteRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *DeleteRepositoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_repository input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_repository input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteRepositoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_repository input")
 }
 
-// DecodeDeleteRepositoryInput decodes the delete_repository input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDeleteRepositoryInput decodes the delete_repository input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteRepositoryInput(data []byte) (v DeleteRepositoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_repository input")
 	return v, err
 }
 
-// DiscussionCommentWriteInput is the input (arguments) of the "discussion_comment_write" tool.
+// DiscussionCommentWriteInput is the input (arguments) of the
+// "discussion_comment_write" tool.
 //
 // The tool's description:
 //
-//	Write operations for discussion comments.
-//	Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
+// Write operations for discussion comments.
+// Supports adding top-level comments, replying to existing comments, updating
+// comment content, deleting comments, and marking or unmarking comments as the
+// answer.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DiscussionCommentWriteInput struct {
 	// Comment content (required for 'add', 'reply', and 'update' methods)
 	Body *string `json:"body,omitempty"`
 
-	// The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.
+	// The Node ID of the discussion comment (required for 'reply', 'update',
+	// 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this
+	// is the top-level comment to reply to; GitHub Discussions only support one
+	// level of nesting.
 	CommentNodeID *string `json:"commentNodeID,omitempty"`
 
 	// Discussion number (required for 'add' and 'reply' methods)
@@ -8965,12 +8939,15 @@ type DiscussionCommentWriteInput struct {
 
 	// Write operation to perform on a discussion comment.
 	// Options are:
-	// - 'add' - adds a new top-level comment to a discussion.
-	// - 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
-	// - 'update' - updates an existing discussion comment.
-	// - 'delete' - deletes a discussion comment.
-	// - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
-	// - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
+	//
+	//   - 'add' - adds a new top-level comment to a discussion.
+	//   - 'reply' - replies to a top-level discussion comment (GitHub
+	//     Discussions only support one level of nesting).
+	//   - 'update' - updates an existing discussion comment.
+	//   - 'delete' - deletes a discussion comment.
+	//   - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
+	//   - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A
+	//     only).
 	Method DiscussionCommentWriteInputMethod `json:"method"`
 
 	// Repository owner (required for 'add' and 'reply' methods)
@@ -8991,7 +8968,8 @@ func (v *DiscussionCommentWriteInput) UnmarshalJSON(data []byte) error {
 	return codecDiscussionCommentWriteInput.Decode(data, v)
 }
 
-// codecDiscussionCommentWriteInput is DiscussionCommentWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecDiscussionCommentWriteInput is DiscussionCommentWriteInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecDiscussionCommentWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "commentNodeID", Presence: mcpimpl.OmitNil},
@@ -9005,33 +8983,37 @@ func (v *DiscussionCommentWriteInput) validate(ptr string, vs *mcpimpl.Violation
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the discussion_comment_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the discussion_comment_write input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DiscussionCommentWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("discussion_comment_write input")
 }
 
-// DecodeDiscussionCommentWriteInput decodes the discussion_comment_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDiscussionCommentWriteInput decodes the discussion_comment_write input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeDiscussionCommentWriteInput(data []byte) (v DiscussionCommentWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "discussion_comment_write input")
 	return v, err
 }
 
-// DiscussionCommentWriteInputMethod is the schema at /properties/method of the "discussion_comment_write" tool's input schema.
+// DiscussionCommentWriteInputMethod is the schema at /properties/method of the
+// "discussion_comment_write" tool's input schema.
 //
 // Write operation to perform on a discussion comment.
 // Options are:
-// - 'add' - adds a new top-level comment to a discussion.
-// - 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
-// - 'update' - updates an existing discussion comment.
-// - 'delete' - deletes a discussion comment.
-// - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
-// - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
+//
+//   - 'add' - adds a new top-level comment to a discussion.
+//   - 'reply' - replies to a top-level discussion comment (GitHub Discussions
+//     only support one level of nesting).
+//   - 'update' - updates an existing discussion comment.
+//   - 'delete' - deletes a discussion comment.
+//   - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
+//   - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
 type DiscussionCommentWriteInputMethod string
 
 // Values of DiscussionCommentWriteInputMethod.
@@ -9059,14 +9041,14 @@ func (e DiscussionCommentWriteInputMethod) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// DismissNotificationInput is the input (arguments) of the "dismiss_notification" tool.
+// DismissNotificationInput is the input (arguments) of the
+// "dismiss_notification" tool.
 //
 // The tool's description:
 //
-//	Dismiss a notification by marking it as read or done
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Dismiss a notification by marking it as read or done
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DismissNotificationInput struct {
 	// The new state of the notification (read/done)
 	State DismissNotificationInputState `json:"state"`
@@ -9086,7 +9068,8 @@ func (v *DismissNotificationInput) UnmarshalJSON(data []byte) error {
 	return codecDismissNotificationInput.Decode(data, v)
 }
 
-// codecDismissNotificationInput is DismissNotificationInput's table for MarshalJSON and UnmarshalJSON.
+// codecDismissNotificationInput is DismissNotificationInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecDismissNotificationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "state", Required: true},
 	{Name: "threadID", Required: true},
@@ -9096,24 +9079,26 @@ func (v *DismissNotificationInput) validate(ptr string, vs *mcpimpl.Violations) 
 	v.State.validate(ptr+"/state", vs)
 }
 
-// Validate reports every violation of the dismiss_notification input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the dismiss_notification input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DismissNotificationInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("dismiss_notification input")
 }
 
-// DecodeDismissNotificationInput decodes the dismiss_notification input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDismissNotificationInput decodes the dismiss_notification input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeDismissNotificationInput(data []byte) (v DismissNotificationInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "dismiss_notification input")
 	return v, err
 }
 
-// DismissNotificationInputState is the schema at /properties/state of the "dismiss_notification" tool's input schema.
+// DismissNotificationInputState is the schema at /properties/state of the
+// "dismiss_notification" tool's input schema.
 //
 // The new state of the notification (read/done)
 type DismissNotificationInputState string
@@ -9143,12 +9128,18 @@ func (e DismissNotificationInputState) validate(ptr string, vs *mcpimpl.Violatio
 //
 // The tool's description:
 //
-//	Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
+// Find likely duplicate issues for an existing issue in a GitHub repository.
+// This is a read-only search scoped to the source issue's repository: it
+// returns ranked candidate issues with a similarity score and confidence, and
+// does not close, link, comment on, or otherwise modify any issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type FindDuplicateInput struct {
-	// Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.
+	// Minimum similarity threshold a candidate must meet to be returned; higher
+	// values are stricter. When omitted, the API's high-precision default is
+	// used. The scale is defined by the API, so no client-side bounds are
+	// enforced.
 	ConfidenceThreshold *float64 `json:"confidence_threshold,omitempty"`
 
 	// The number of the existing issue to find duplicates for
@@ -9178,7 +9169,8 @@ func (v *FindDuplicateInput) UnmarshalJSON(data []byte) error {
 	return codecFindDuplicateInput.Decode(data, v)
 }
 
-// codecFindDuplicateInput is FindDuplicateInput's table for MarshalJSON and UnmarshalJSON.
+// codecFindDuplicateInput is FindDuplicateInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecFindDuplicateInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence_threshold", Presence: mcpimpl.OmitNil},
 	{Name: "issue_number", Required: true},
@@ -9204,17 +9196,17 @@ func (v *FindDuplicateInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the find_duplicate input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the find_duplicate input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *FindDuplicateInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("find_duplicate input")
 }
 
-// DecodeFindDuplicateInput decodes the find_duplicate input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeFindDuplicateInput decodes the find_duplicate input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeFindDuplicateInput(data []byte) (v FindDuplicateInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "find_duplicate input")
@@ -9225,10 +9217,9 @@ func DecodeFindDuplicateInput(data []byte) (v FindDuplicateInput, err error) {
 //
 // The tool's description:
 //
-//	Fork a GitHub repository to your account or specified organization
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Fork a GitHub repository to your account or specified organization
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ForkRepositoryInput struct {
 	// Organization to fork to
 	Organization *string `json:"organization,omitempty"`
@@ -9251,7 +9242,8 @@ func (v *ForkRepositoryInput) UnmarshalJSON(data []byte) error {
 	return codecForkRepositoryInput.Decode(data, v)
 }
 
-// codecForkRepositoryInput is ForkRepositoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecForkRepositoryInput is ForkRepositoryInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecForkRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "organization", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -9260,31 +9252,32 @@ var codecForkRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ForkRepositoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the fork_repository input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the fork_repository input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ForkRepositoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("fork_repository input")
 }
 
-// DecodeForkRepositoryInput decodes the fork_repository input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeForkRepositoryInput decodes the fork_repository input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeForkRepositoryInput(data []byte) (v ForkRepositoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "fork_repository input")
 	return v, err
 }
 
-// GetCodeQualityFindingInput is the input (arguments) of the "get_code_quality_finding" tool.
+// GetCodeQualityFindingInput is the input (arguments) of the
+// "get_code_quality_finding" tool.
 //
 // The tool's description:
 //
-//	Get details of a specific code quality finding in a GitHub repository.
+// Get details of a specific code quality finding in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetCodeQualityFindingInput struct {
 	// The number of the finding.
 	FindingNumber float64 `json:"findingNumber"`
@@ -9307,7 +9300,8 @@ func (v *GetCodeQualityFindingInput) UnmarshalJSON(data []byte) error {
 	return codecGetCodeQualityFindingInput.Decode(data, v)
 }
 
-// codecGetCodeQualityFindingInput is GetCodeQualityFindingInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetCodeQualityFindingInput is GetCodeQualityFindingInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetCodeQualityFindingInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "findingNumber", Required: true},
 	{Name: "owner", Required: true},
@@ -9316,31 +9310,33 @@ var codecGetCodeQualityFindingInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetCodeQualityFindingInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_code_quality_finding input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_code_quality_finding input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetCodeQualityFindingInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_code_quality_finding input")
 }
 
-// DecodeGetCodeQualityFindingInput decodes the get_code_quality_finding input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetCodeQualityFindingInput decodes the get_code_quality_finding input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetCodeQualityFindingInput(data []byte) (v GetCodeQualityFindingInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_code_quality_finding input")
 	return v, err
 }
 
-// GetCodeScanningAlertInput is the input (arguments) of the "get_code_scanning_alert" tool.
+// GetCodeScanningAlertInput is the input (arguments) of the
+// "get_code_scanning_alert" tool.
 //
 // The tool's description:
 //
-//	Get details of a specific code scanning alert in a GitHub repository.
+// Get details of a specific code scanning alert in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetCodeScanningAlertInput struct {
 	// The number of the alert.
 	AlertNumber float64 `json:"alertNumber"`
@@ -9363,7 +9359,8 @@ func (v *GetCodeScanningAlertInput) UnmarshalJSON(data []byte) error {
 	return codecGetCodeScanningAlertInput.Decode(data, v)
 }
 
-// codecGetCodeScanningAlertInput is GetCodeScanningAlertInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetCodeScanningAlertInput is GetCodeScanningAlertInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetCodeScanningAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "alertNumber", Required: true},
 	{Name: "owner", Required: true},
@@ -9372,18 +9369,19 @@ var codecGetCodeScanningAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetCodeScanningAlertInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_code_scanning_alert input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_code_scanning_alert input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetCodeScanningAlertInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_code_scanning_alert input")
 }
 
-// DecodeGetCodeScanningAlertInput decodes the get_code_scanning_alert input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetCodeScanningAlertInput decodes the get_code_scanning_alert input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetCodeScanningAlertInput(data []byte) (v GetCodeScanningAlertInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_code_scanning_alert input")
 	return v, err
@@ -9393,12 +9391,15 @@ func DecodeGetCodeScanningAlertInput(data []byte) (v GetCodeScanningAlertInput, 
 //
 // The tool's description:
 //
-//	Get details for a commit from a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get details for a commit from a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetCommitInput struct {
-	// Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
+	// Level of detail to include for changed files. "none" omits stats and
+	// files entirely. "stats" (default) includes per-file metadata: filename,
+	// status, and lines-of-code counts (additions, deletions, changes), with no
+	// patch content. "full_patch" additionally includes the unified diff
+	// content for each file and can be very large.
 	// Default: "stats" (applied by the server, not by this type).
 	Detail *GetCommitInputDetail `json:"detail,omitempty"`
 
@@ -9429,7 +9430,8 @@ func (v *GetCommitInput) UnmarshalJSON(data []byte) error {
 	return codecGetCommitInput.Decode(data, v)
 }
 
-// codecGetCommitInput is GetCommitInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetCommitInput is GetCommitInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetCommitInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "detail", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -9458,8 +9460,8 @@ func (v *GetCommitInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_commit input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_commit input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetCommitInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -9467,17 +9469,22 @@ func (v *GetCommitInput) Validate() error {
 }
 
 // DecodeGetCommitInput decodes the get_commit input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetCommitInput(data []byte) (v GetCommitInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_commit input")
 	return v, err
 }
 
-// GetCommitInputDetail is the schema at /properties/detail of the "get_commit" tool's input schema.
+// GetCommitInputDetail is the schema at /properties/detail of the "get_commit"
+// tool's input schema.
 //
-// Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
+// Level of detail to include for changed files. "none" omits stats and files
+// entirely. "stats" (default) includes per-file metadata: filename, status, and
+// lines-of-code counts (additions, deletions, changes), with no patch content.
+// "full_patch" additionally includes the unified diff content for each file and
+// can be very large.
 type GetCommitInputDetail string
 
 // Values of GetCommitInputDetail.
@@ -9502,14 +9509,15 @@ func (e GetCommitInputDetail) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// GetDependabotAlertInput is the input (arguments) of the "get_dependabot_alert" tool.
+// GetDependabotAlertInput is the input (arguments) of the
+// "get_dependabot_alert" tool.
 //
 // The tool's description:
 //
-//	Get details of a specific dependabot alert in a GitHub repository.
+// Get details of a specific dependabot alert in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetDependabotAlertInput struct {
 	// The number of the alert.
 	AlertNumber float64 `json:"alertNumber"`
@@ -9532,7 +9540,8 @@ func (v *GetDependabotAlertInput) UnmarshalJSON(data []byte) error {
 	return codecGetDependabotAlertInput.Decode(data, v)
 }
 
-// codecGetDependabotAlertInput is GetDependabotAlertInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetDependabotAlertInput is GetDependabotAlertInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetDependabotAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "alertNumber", Required: true},
 	{Name: "owner", Required: true},
@@ -9541,18 +9550,18 @@ var codecGetDependabotAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetDependabotAlertInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_dependabot_alert input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_dependabot_alert input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetDependabotAlertInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_dependabot_alert input")
 }
 
-// DecodeGetDependabotAlertInput decodes the get_dependabot_alert input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetDependabotAlertInput decodes the get_dependabot_alert input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetDependabotAlertInput(data []byte) (v GetDependabotAlertInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_dependabot_alert input")
 	return v, err
@@ -9562,10 +9571,9 @@ func DecodeGetDependabotAlertInput(data []byte) (v GetDependabotAlertInput, err 
 //
 // The tool's description:
 //
-//	Get a specific discussion by ID
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get a specific discussion by ID
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetDiscussionInput struct {
 	// Discussion Number
 	DiscussionNumber float64 `json:"discussionNumber"`
@@ -9588,7 +9596,8 @@ func (v *GetDiscussionInput) UnmarshalJSON(data []byte) error {
 	return codecGetDiscussionInput.Decode(data, v)
 }
 
-// codecGetDiscussionInput is GetDiscussionInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetDiscussionInput is GetDiscussionInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetDiscussionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "discussionNumber", Required: true},
 	{Name: "owner", Required: true},
@@ -9597,31 +9606,31 @@ var codecGetDiscussionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetDiscussionInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_discussion input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_discussion input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetDiscussionInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_discussion input")
 }
 
-// DecodeGetDiscussionInput decodes the get_discussion input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetDiscussionInput decodes the get_discussion input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetDiscussionInput(data []byte) (v GetDiscussionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_discussion input")
 	return v, err
 }
 
-// GetDiscussionCommentsInput is the input (arguments) of the "get_discussion_comments" tool.
+// GetDiscussionCommentsInput is the input (arguments) of the
+// "get_discussion_comments" tool.
 //
 // The tool's description:
 //
-//	Get comments from a discussion
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get comments from a discussion
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetDiscussionCommentsInput struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitempty"`
@@ -9629,7 +9638,9 @@ type GetDiscussionCommentsInput struct {
 	// Discussion Number
 	DiscussionNumber float64 `json:"discussionNumber"`
 
-	// When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.
+	// When true, each top-level comment will include its replies nested within
+	// it (up to 100 replies per comment, which is the GitHub API maximum).
+	// Defaults to false.
 	IncludeReplies *bool `json:"includeReplies,omitempty"`
 
 	// Repository owner
@@ -9653,7 +9664,8 @@ func (v *GetDiscussionCommentsInput) UnmarshalJSON(data []byte) error {
 	return codecGetDiscussionCommentsInput.Decode(data, v)
 }
 
-// codecGetDiscussionCommentsInput is GetDiscussionCommentsInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetDiscussionCommentsInput is GetDiscussionCommentsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetDiscussionCommentsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "discussionNumber", Required: true},
@@ -9674,18 +9686,19 @@ func (v *GetDiscussionCommentsInput) validate(ptr string, vs *mcpimpl.Violations
 	}
 }
 
-// Validate reports every violation of the get_discussion_comments input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_discussion_comments input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetDiscussionCommentsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_discussion_comments input")
 }
 
-// DecodeGetDiscussionCommentsInput decodes the get_discussion_comments input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetDiscussionCommentsInput decodes the get_discussion_comments input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetDiscussionCommentsInput(data []byte) (v GetDiscussionCommentsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_discussion_comments input")
 	return v, err
@@ -9695,15 +9708,21 @@ func DecodeGetDiscussionCommentsInput(data []byte) (v GetDiscussionCommentsInput
 //
 // The tool's description:
 //
-//	Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
+// Get git blame information for a file, showing the commit that last modified
+// each line. Ranges share commit metadata via the top-level 'commits' map keyed
+// by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the
+// file, and 'perPage'/'after' to cursor-page through returned ranges. Matching
+// ranges are capped at 1000; when the cap is hit 'truncated' is set to true and
+// 'total_ranges' reports the pre-cap match count.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetFileBlameInput struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitempty"`
 
-	// Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.
+	// Optional 1-based ending line of the window of interest. Must be >=
+	// start_line when both are provided.
 	EndLine *float64 `json:"end_line,omitempty"`
 
 	// Repository owner (username or organization)
@@ -9715,13 +9734,15 @@ type GetFileBlameInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).
+	// Git reference (branch, tag, or commit SHA). Defaults to the repository's
+	// default branch (HEAD).
 	Ref *string `json:"ref,omitempty"`
 
 	// Repository name
 	Repo string `json:"repo"`
 
-	// Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
+	// Optional 1-based starting line of the window of interest. Only ranges
+	// overlapping [start_line, end_line] are returned, clamped to the window.
 	StartLine *float64 `json:"start_line,omitempty"`
 }
 
@@ -9736,7 +9757,8 @@ func (v *GetFileBlameInput) UnmarshalJSON(data []byte) error {
 	return codecGetFileBlameInput.Decode(data, v)
 }
 
-// codecGetFileBlameInput is GetFileBlameInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetFileBlameInput is GetFileBlameInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetFileBlameInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "end_line", Presence: mcpimpl.OmitNil},
@@ -9769,33 +9791,36 @@ func (v *GetFileBlameInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_file_blame input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_file_blame input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetFileBlameInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_file_blame input")
 }
 
-// DecodeGetFileBlameInput decodes the get_file_blame input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetFileBlameInput decodes the get_file_blame input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetFileBlameInput(data []byte) (v GetFileBlameInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_file_blame input")
 	return v, err
 }
 
-// GetFileContentsInput is the input (arguments) of the "get_file_contents" tool.
+// GetFileContentsInput is the input (arguments) of the "get_file_contents"
+// tool.
 //
 // The tool's description:
 //
-//	Get the contents of a file or directory from a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get the contents of a file or directory from a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetFileContentsInput struct {
-	// Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
+	// Subset of fields to return for each entry when the path is a directory.
+	// If omitted, all fields are returned. Ignored when the path is a single
+	// file. Use this to reduce response size when listing directories and you
+	// only need specific fields, e.g. just 'name' and 'type'.
 	Fields []GetFileContentsInputFieldsItem `json:"fields,omitempty"`
 
 	// Repository owner (username or organization)
@@ -9805,7 +9830,8 @@ type GetFileContentsInput struct {
 	// Default: "/" (applied by the server, not by this type).
 	Path *string `json:"path,omitempty"`
 
-	// Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
+	// Accepts optional git refs such as `refs/tags/{tag}`,
+	// `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
 	Ref *string `json:"ref,omitempty"`
 
 	// Repository name
@@ -9826,7 +9852,8 @@ func (v *GetFileContentsInput) UnmarshalJSON(data []byte) error {
 	return codecGetFileContentsInput.Decode(data, v)
 }
 
-// codecGetFileContentsInput is GetFileContentsInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetFileContentsInput is GetFileContentsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetFileContentsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -9846,24 +9873,25 @@ func (v *GetFileContentsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_file_contents input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_file_contents input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetFileContentsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_file_contents input")
 }
 
-// DecodeGetFileContentsInput decodes the get_file_contents input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetFileContentsInput decodes the get_file_contents input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetFileContentsInput(data []byte) (v GetFileContentsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_file_contents input")
 	return v, err
 }
 
-// GetFileContentsInputFieldsItem is the schema at /properties/fields/items of the "get_file_contents" tool's input schema.
+// GetFileContentsInputFieldsItem is the schema at /properties/fields/items of
+// the "get_file_contents" tool's input schema.
 type GetFileContentsInputFieldsItem string
 
 // Values of GetFileContentsInputFieldsItem.
@@ -9898,10 +9926,9 @@ func (e GetFileContentsInputFieldsItem) validate(ptr string, vs *mcpimpl.Violati
 //
 // The tool's description:
 //
-//	Get gist content of a particular gist, by gist ID
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get gist content of a particular gist, by gist ID
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetGistInput struct {
 	// The ID of the gist
 	GistID string `json:"gist_id"`
@@ -9925,8 +9952,8 @@ var codecGetGistInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetGistInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_gist input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_gist input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetGistInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -9934,22 +9961,22 @@ func (v *GetGistInput) Validate() error {
 }
 
 // DecodeGetGistInput decodes the get_gist input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetGistInput(data []byte) (v GetGistInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_gist input")
 	return v, err
 }
 
-// GetGlobalSecurityAdvisoryInput is the input (arguments) of the "get_global_security_advisory" tool.
+// GetGlobalSecurityAdvisoryInput is the input (arguments) of the
+// "get_global_security_advisory" tool.
 //
 // The tool's description:
 //
-//	Get a global security advisory
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get a global security advisory
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetGlobalSecurityAdvisoryInput struct {
 	// GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
 	GhsaID string `json:"ghsaId"`
@@ -9966,25 +9993,27 @@ func (v *GetGlobalSecurityAdvisoryInput) UnmarshalJSON(data []byte) error {
 	return codecGetGlobalSecurityAdvisoryInput.Decode(data, v)
 }
 
-// codecGetGlobalSecurityAdvisoryInput is GetGlobalSecurityAdvisoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetGlobalSecurityAdvisoryInput is GetGlobalSecurityAdvisoryInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecGetGlobalSecurityAdvisoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "ghsaId", Required: true},
 }}
 
 func (v *GetGlobalSecurityAdvisoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_global_security_advisory input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_global_security_advisory input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetGlobalSecurityAdvisoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_global_security_advisory input")
 }
 
-// DecodeGetGlobalSecurityAdvisoryInput decodes the get_global_security_advisory input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetGlobalSecurityAdvisoryInput decodes the get_global_security_advisory
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetGlobalSecurityAdvisoryInput(data []byte) (v GetGlobalSecurityAdvisoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_global_security_advisory input")
 	return v, err
@@ -9994,10 +10023,10 @@ func DecodeGetGlobalSecurityAdvisoryInput(data []byte) (v GetGlobalSecurityAdvis
 //
 // The tool's description:
 //
-//	Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Download logs for a specific workflow job or efficiently get all failed job
+// logs for a workflow run
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetJobLogsInput struct {
 	// When true, gets logs for all failed jobs in run_id
 	FailedOnly *bool `json:"failed_only,omitempty"`
@@ -10033,7 +10062,8 @@ func (v *GetJobLogsInput) UnmarshalJSON(data []byte) error {
 	return codecGetJobLogsInput.Decode(data, v)
 }
 
-// codecGetJobLogsInput is GetJobLogsInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetJobLogsInput is GetJobLogsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetJobLogsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "failed_only", Presence: mcpimpl.OmitNil},
 	{Name: "job_id", Presence: mcpimpl.OmitNil},
@@ -10046,18 +10076,18 @@ var codecGetJobLogsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetJobLogsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_job_logs input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_job_logs input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetJobLogsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_job_logs input")
 }
 
-// DecodeGetJobLogsInput decodes the get_job_logs input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetJobLogsInput decodes the get_job_logs input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetJobLogsInput(data []byte) (v GetJobLogsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_job_logs input")
 	return v, err
@@ -10067,10 +10097,10 @@ func DecodeGetJobLogsInput(data []byte) (v GetJobLogsInput, err error) {
 //
 // The tool's description:
 //
-//	Get a specific label from a repository.
+// Get a specific label from a repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetLabelInput struct {
 	// Label name.
 	Name string `json:"name"`
@@ -10093,7 +10123,8 @@ func (v *GetLabelInput) UnmarshalJSON(data []byte) error {
 	return codecGetLabelInput.Decode(data, v)
 }
 
-// codecGetLabelInput is GetLabelInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetLabelInput is GetLabelInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetLabelInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "name", Required: true},
 	{Name: "owner", Required: true},
@@ -10102,8 +10133,8 @@ var codecGetLabelInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetLabelInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_label input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_label input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetLabelInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -10111,22 +10142,22 @@ func (v *GetLabelInput) Validate() error {
 }
 
 // DecodeGetLabelInput decodes the get_label input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetLabelInput(data []byte) (v GetLabelInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_label input")
 	return v, err
 }
 
-// GetLatestReleaseInput is the input (arguments) of the "get_latest_release" tool.
+// GetLatestReleaseInput is the input (arguments) of the "get_latest_release"
+// tool.
 //
 // The tool's description:
 //
-//	Get the latest release in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get the latest release in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetLatestReleaseInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -10146,7 +10177,8 @@ func (v *GetLatestReleaseInput) UnmarshalJSON(data []byte) error {
 	return codecGetLatestReleaseInput.Decode(data, v)
 }
 
-// codecGetLatestReleaseInput is GetLatestReleaseInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetLatestReleaseInput is GetLatestReleaseInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecGetLatestReleaseInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -10154,17 +10186,17 @@ var codecGetLatestReleaseInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetLatestReleaseInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_latest_release input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_latest_release input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetLatestReleaseInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_latest_release input")
 }
 
-// DecodeGetLatestReleaseInput decodes the get_latest_release input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetLatestReleaseInput decodes the get_latest_release input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetLatestReleaseInput(data []byte) (v GetLatestReleaseInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_latest_release input")
@@ -10175,10 +10207,12 @@ func DecodeGetLatestReleaseInput(data []byte) (v GetLatestReleaseInput, err erro
 //
 // The tool's description:
 //
-//	Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
+// Get details of the authenticated GitHub user. Use this when a request is
+// about the user's own profile for GitHub. Or when information is missing to
+// build other tool calls.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetMeInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -10197,31 +10231,34 @@ var codecGetMeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetMeInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_me input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_me input schema's constraints as
+// a *mcpruntime.ValidationError, or returns nil.
 func (v *GetMeInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_me input")
 }
 
-// DecodeGetMeInput decodes the get_me input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetMeInput decodes the get_me input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetMeInput(data []byte) (v GetMeInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_me input")
 	return v, err
 }
 
-// GetNotificationDetailsInput is the input (arguments) of the "get_notification_details" tool.
+// GetNotificationDetailsInput is the input (arguments) of the
+// "get_notification_details" tool.
 //
 // The tool's description:
 //
-//	Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
+// Get detailed information for a specific GitHub notification, always call this
+// tool when the user asks for details about a specific notification, if you
+// don't know the ID list notifications first.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetNotificationDetailsInput struct {
 	// The ID of the notification
 	NotificationID string `json:"notificationID"`
@@ -10238,38 +10275,40 @@ func (v *GetNotificationDetailsInput) UnmarshalJSON(data []byte) error {
 	return codecGetNotificationDetailsInput.Decode(data, v)
 }
 
-// codecGetNotificationDetailsInput is GetNotificationDetailsInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetNotificationDetailsInput is GetNotificationDetailsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetNotificationDetailsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "notificationID", Required: true},
 }}
 
 func (v *GetNotificationDetailsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_notification_details input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_notification_details input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetNotificationDetailsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_notification_details input")
 }
 
-// DecodeGetNotificationDetailsInput decodes the get_notification_details input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetNotificationDetailsInput decodes the get_notification_details input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetNotificationDetailsInput(data []byte) (v GetNotificationDetailsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_notification_details input")
 	return v, err
 }
 
-// GetReleaseByTagInput is the input (arguments) of the "get_release_by_tag" tool.
+// GetReleaseByTagInput is the input (arguments) of the "get_release_by_tag"
+// tool.
 //
 // The tool's description:
 //
-//	Get a specific release by its tag name in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get a specific release by its tag name in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetReleaseByTagInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -10292,7 +10331,8 @@ func (v *GetReleaseByTagInput) UnmarshalJSON(data []byte) error {
 	return codecGetReleaseByTagInput.Decode(data, v)
 }
 
-// codecGetReleaseByTagInput is GetReleaseByTagInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetReleaseByTagInput is GetReleaseByTagInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetReleaseByTagInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -10301,46 +10341,50 @@ var codecGetReleaseByTagInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetReleaseByTagInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_release_by_tag input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_release_by_tag input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetReleaseByTagInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_release_by_tag input")
 }
 
-// DecodeGetReleaseByTagInput decodes the get_release_by_tag input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetReleaseByTagInput decodes the get_release_by_tag input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetReleaseByTagInput(data []byte) (v GetReleaseByTagInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_release_by_tag input")
 	return v, err
 }
 
-// GetRepositoryTreeInput is the input (arguments) of the "get_repository_tree" tool.
+// GetRepositoryTreeInput is the input (arguments) of the "get_repository_tree"
+// tool.
 //
 // The tool's description:
 //
-//	Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get the tree structure (files and directories) of a GitHub repository at a
+// specific ref or SHA
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetRepositoryTreeInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
 
-	// Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)
+	// Optional path prefix to filter the tree results (e.g., 'src/' to only
+	// show files in the src directory)
 	PathFilter *string `json:"path_filter,omitempty"`
 
-	// Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false
+	// Setting this parameter to true returns the objects or subtrees referenced
+	// by the tree. Default is false
 	// Default: false (applied by the server, not by this type).
 	Recursive *bool `json:"recursive,omitempty"`
 
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
+	// The SHA1 value or ref (branch or tag) name of the tree. Defaults to the
+	// repository's default branch
 	TreeSHA *string `json:"tree_sha,omitempty"`
 }
 
@@ -10355,7 +10399,8 @@ func (v *GetRepositoryTreeInput) UnmarshalJSON(data []byte) error {
 	return codecGetRepositoryTreeInput.Decode(data, v)
 }
 
-// codecGetRepositoryTreeInput is GetRepositoryTreeInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetRepositoryTreeInput is GetRepositoryTreeInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecGetRepositoryTreeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "path_filter", Presence: mcpimpl.OmitNil},
@@ -10366,31 +10411,32 @@ var codecGetRepositoryTreeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetRepositoryTreeInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_repository_tree input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_repository_tree input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetRepositoryTreeInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_repository_tree input")
 }
 
-// DecodeGetRepositoryTreeInput decodes the get_repository_tree input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetRepositoryTreeInput decodes the get_repository_tree input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetRepositoryTreeInput(data []byte) (v GetRepositoryTreeInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_repository_tree input")
 	return v, err
 }
 
-// GetSecretScanningAlertInput is the input (arguments) of the "get_secret_scanning_alert" tool.
+// GetSecretScanningAlertInput is the input (arguments) of the
+// "get_secret_scanning_alert" tool.
 //
 // The tool's description:
 //
-//	Get details of a specific secret scanning alert in a GitHub repository.
+// Get details of a specific secret scanning alert in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetSecretScanningAlertInput struct {
 	// The number of the alert.
 	AlertNumber float64 `json:"alertNumber"`
@@ -10413,7 +10459,8 @@ func (v *GetSecretScanningAlertInput) UnmarshalJSON(data []byte) error {
 	return codecGetSecretScanningAlertInput.Decode(data, v)
 }
 
-// codecGetSecretScanningAlertInput is GetSecretScanningAlertInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetSecretScanningAlertInput is GetSecretScanningAlertInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetSecretScanningAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "alertNumber", Required: true},
 	{Name: "owner", Required: true},
@@ -10422,18 +10469,19 @@ var codecGetSecretScanningAlertInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetSecretScanningAlertInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_secret_scanning_alert input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_secret_scanning_alert input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetSecretScanningAlertInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_secret_scanning_alert input")
 }
 
-// DecodeGetSecretScanningAlertInput decodes the get_secret_scanning_alert input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetSecretScanningAlertInput decodes the get_secret_scanning_alert input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetSecretScanningAlertInput(data []byte) (v GetSecretScanningAlertInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_secret_scanning_alert input")
 	return v, err
@@ -10443,10 +10491,9 @@ func DecodeGetSecretScanningAlertInput(data []byte) (v GetSecretScanningAlertInp
 //
 // The tool's description:
 //
-//	Get details about a specific git tag in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get details about a specific git tag in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetTagInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -10478,18 +10525,18 @@ var codecGetTagInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetTagInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_tag input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_tag input schema's constraints as
+// a *mcpruntime.ValidationError, or returns nil.
 func (v *GetTagInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_tag input")
 }
 
-// DecodeGetTagInput decodes the get_tag input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetTagInput decodes the get_tag input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetTagInput(data []byte) (v GetTagInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_tag input")
 	return v, err
@@ -10499,10 +10546,11 @@ func DecodeGetTagInput(data []byte) (v GetTagInput, err error) {
 //
 // The tool's description:
 //
-//	Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
+// Get member usernames of a specific team in an organization. Limited to
+// organizations accessible with current credentials
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetTeamMembersInput struct {
 	// Organization login (owner) that contains the team.
 	Org string `json:"org"`
@@ -10522,7 +10570,8 @@ func (v *GetTeamMembersInput) UnmarshalJSON(data []byte) error {
 	return codecGetTeamMembersInput.Decode(data, v)
 }
 
-// codecGetTeamMembersInput is GetTeamMembersInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetTeamMembersInput is GetTeamMembersInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetTeamMembersInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "org", Required: true},
 	{Name: "team_slug", Required: true},
@@ -10530,17 +10579,17 @@ var codecGetTeamMembersInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetTeamMembersInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_team_members input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_team_members input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetTeamMembersInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_team_members input")
 }
 
-// DecodeGetTeamMembersInput decodes the get_team_members input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetTeamMembersInput decodes the get_team_members input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetTeamMembersInput(data []byte) (v GetTeamMembersInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_team_members input")
@@ -10551,10 +10600,11 @@ func DecodeGetTeamMembersInput(data []byte) (v GetTeamMembersInput, err error) {
 //
 // The tool's description:
 //
-//	Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
+// Get details of the teams the user is a member of. Limited to organizations
+// accessible with current credentials
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetTeamsInput struct {
 	// Username to get teams for. If not provided, uses the authenticated user.
 	User *string `json:"user,omitempty"`
@@ -10571,15 +10621,16 @@ func (v *GetTeamsInput) UnmarshalJSON(data []byte) error {
 	return codecGetTeamsInput.Decode(data, v)
 }
 
-// codecGetTeamsInput is GetTeamsInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetTeamsInput is GetTeamsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetTeamsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "user", Presence: mcpimpl.OmitNil},
 }}
 
 func (v *GetTeamsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_teams input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_teams input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetTeamsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -10587,30 +10638,34 @@ func (v *GetTeamsInput) Validate() error {
 }
 
 // DecodeGetTeamsInput decodes the get_teams input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetTeamsInput(data []byte) (v GetTeamsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_teams input")
 	return v, err
 }
 
-// IssueDependencyReadInput is the input (arguments) of the "issue_dependency_read" tool.
+// IssueDependencyReadInput is the input (arguments) of the
+// "issue_dependency_read" tool.
 //
 // The tool's description:
 //
-//	Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
+// Read an issue's dependency relationships in a GitHub repository: the issues
+// that block it (blocked_by) or the issues it blocks (blocking).
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type IssueDependencyReadInput struct {
 	// The number of the issue
 	IssueNumber float64 `json:"issue_number"`
 
 	// The read operation to perform on a single issue's dependencies.
 	// Options are:
-	// 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
-	// 2. get_blocking - List the issues that this issue blocks.
+	//
+	//  1. get_blocked_by - List the issues that block this issue (this issue is
+	//     blocked by them).
+	//  2. get_blocking - List the issues that this issue blocks.
 	Method IssueDependencyReadInputMethod `json:"method"`
 
 	// The owner of the repository
@@ -10637,7 +10692,8 @@ func (v *IssueDependencyReadInput) UnmarshalJSON(data []byte) error {
 	return codecIssueDependencyReadInput.Decode(data, v)
 }
 
-// codecIssueDependencyReadInput is IssueDependencyReadInput's table for MarshalJSON and UnmarshalJSON.
+// codecIssueDependencyReadInput is IssueDependencyReadInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecIssueDependencyReadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "method", Required: true},
@@ -10664,29 +10720,33 @@ func (v *IssueDependencyReadInput) validate(ptr string, vs *mcpimpl.Violations) 
 	}
 }
 
-// Validate reports every violation of the issue_dependency_read input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the issue_dependency_read input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *IssueDependencyReadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("issue_dependency_read input")
 }
 
-// DecodeIssueDependencyReadInput decodes the issue_dependency_read input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeIssueDependencyReadInput decodes the issue_dependency_read input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeIssueDependencyReadInput(data []byte) (v IssueDependencyReadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "issue_dependency_read input")
 	return v, err
 }
 
-// IssueDependencyReadInputMethod is the schema at /properties/method of the "issue_dependency_read" tool's input schema.
+// IssueDependencyReadInputMethod is the schema at /properties/method of the
+// "issue_dependency_read" tool's input schema.
 //
 // The read operation to perform on a single issue's dependencies.
 // Options are:
-// 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
-// 2. get_blocking - List the issues that this issue blocks.
+//
+//  1. get_blocked_by - List the issues that block this issue (this issue is
+//     blocked by them).
+//  2. get_blocking - List the issues that this issue blocks.
 type IssueDependencyReadInputMethod string
 
 // Values of IssueDependencyReadInputMethod.
@@ -10710,22 +10770,28 @@ func (e IssueDependencyReadInputMethod) validate(ptr string, vs *mcpimpl.Violati
 	}
 }
 
-// IssueDependencyWriteInput is the input (arguments) of the "issue_dependency_write" tool.
+// IssueDependencyWriteInput is the input (arguments) of the
+// "issue_dependency_write" tool.
 //
 // The tool's description:
 //
-//	Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
+// Add or remove an issue dependency relationship in a GitHub repository. Use
+// type 'blocked_by' to record that the subject issue is blocked by a related
+// issue, or type 'blocking' to record that the subject issue blocks a related
+// issue. The related issue defaults to the same repository as the subject
+// unless related_owner/related_repo are provided.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type IssueDependencyWriteInput struct {
 	// The number of the subject issue
 	IssueNumber float64 `json:"issue_number"`
 
 	// The action to perform.
 	// Options are:
-	// - 'add' - create the dependency relationship.
-	// - 'remove' - delete the dependency relationship.
+	//
+	//   - 'add' - create the dependency relationship.
+	//   - 'remove' - delete the dependency relationship.
 	Method IssueDependencyWriteInputMethod `json:"method"`
 
 	// The owner of the subject issue's repository
@@ -10734,10 +10800,12 @@ type IssueDependencyWriteInput struct {
 	// The number of the related issue to link or unlink
 	RelatedIssueNumber float64 `json:"related_issue_number"`
 
-	// The owner of the related issue's repository. Defaults to 'owner' when omitted.
+	// The owner of the related issue's repository. Defaults to 'owner' when
+	// omitted.
 	RelatedOwner *string `json:"related_owner,omitempty"`
 
-	// The name of the related issue's repository. Defaults to 'repo' when omitted.
+	// The name of the related issue's repository. Defaults to 'repo' when
+	// omitted.
 	RelatedRepo *string `json:"related_repo,omitempty"`
 
 	// The name of the subject issue's repository
@@ -10745,8 +10813,9 @@ type IssueDependencyWriteInput struct {
 
 	// The relationship direction relative to the subject issue.
 	// Options are:
-	// - 'blocked_by' - the subject issue is blocked by the related issue.
-	// - 'blocking' - the subject issue blocks the related issue.
+	//
+	//   - 'blocked_by' - the subject issue is blocked by the related issue.
+	//   - 'blocking' - the subject issue blocks the related issue.
 	Type IssueDependencyWriteInputType `json:"type"`
 }
 
@@ -10761,7 +10830,8 @@ func (v *IssueDependencyWriteInput) UnmarshalJSON(data []byte) error {
 	return codecIssueDependencyWriteInput.Decode(data, v)
 }
 
-// codecIssueDependencyWriteInput is IssueDependencyWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecIssueDependencyWriteInput is IssueDependencyWriteInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecIssueDependencyWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "method", Required: true},
@@ -10778,29 +10848,32 @@ func (v *IssueDependencyWriteInput) validate(ptr string, vs *mcpimpl.Violations)
 	v.Type.validate(ptr+"/type", vs)
 }
 
-// Validate reports every violation of the issue_dependency_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the issue_dependency_write input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *IssueDependencyWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("issue_dependency_write input")
 }
 
-// DecodeIssueDependencyWriteInput decodes the issue_dependency_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeIssueDependencyWriteInput decodes the issue_dependency_write input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeIssueDependencyWriteInput(data []byte) (v IssueDependencyWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "issue_dependency_write input")
 	return v, err
 }
 
-// IssueDependencyWriteInputMethod is the schema at /properties/method of the "issue_dependency_write" tool's input schema.
+// IssueDependencyWriteInputMethod is the schema at /properties/method of the
+// "issue_dependency_write" tool's input schema.
 //
 // The action to perform.
 // Options are:
-// - 'add' - create the dependency relationship.
-// - 'remove' - delete the dependency relationship.
+//
+//   - 'add' - create the dependency relationship.
+//   - 'remove' - delete the dependency relationship.
 type IssueDependencyWriteInputMethod string
 
 // Values of IssueDependencyWriteInputMethod.
@@ -10824,12 +10897,14 @@ func (e IssueDependencyWriteInputMethod) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// IssueDependencyWriteInputType is the schema at /properties/type of the "issue_dependency_write" tool's input schema.
+// IssueDependencyWriteInputType is the schema at /properties/type of the
+// "issue_dependency_write" tool's input schema.
 //
 // The relationship direction relative to the subject issue.
 // Options are:
-// - 'blocked_by' - the subject issue is blocked by the related issue.
-// - 'blocking' - the subject issue blocks the related issue.
+//
+//   - 'blocked_by' - the subject issue is blocked by the related issue.
+//   - 'blocking' - the subject issue blocks the related issue.
 type IssueDependencyWriteInputType string
 
 // Values of IssueDependencyWriteInputType.
@@ -10857,21 +10932,27 @@ func (e IssueDependencyWriteInputType) validate(ptr string, vs *mcpimpl.Violatio
 //
 // The tool's description:
 //
-//	Get information about a specific issue in a GitHub repository.
+// Get information about a specific issue in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type IssueReadInput struct {
 	// The number of the issue
 	IssueNumber float64 `json:"issue_number"`
 
 	// The read operation to perform on a single issue.
 	// Options are:
-	// 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
-	// 2. get_comments - Get issue comments.
-	// 3. get_sub_issues - Get sub-issues (children) of the issue.
-	// 4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
-	// 5. get_labels - Get labels assigned to the issue.
+	//
+	//  1. get - Get issue details. Also returns best-effort hierarchy flags
+	//     (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are
+	//     optional relationship summaries, and `closed_by_pull_requests`
+	//     summarizes the pull requests configured to close the issue as
+	//     `total_count` plus up to 5 `references`.
+	//  2. get_comments - Get issue comments.
+	//  3. get_sub_issues - Get sub-issues (children) of the issue.
+	//  4. get_parent - Get the parent issue, if this issue is a sub-issue of
+	//     another.
+	//  5. get_labels - Get labels assigned to the issue.
 	Method IssueReadInputMethod `json:"method"`
 
 	// The owner of the repository
@@ -10898,7 +10979,8 @@ func (v *IssueReadInput) UnmarshalJSON(data []byte) error {
 	return codecIssueReadInput.Decode(data, v)
 }
 
-// codecIssueReadInput is IssueReadInput's table for MarshalJSON and UnmarshalJSON.
+// codecIssueReadInput is IssueReadInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecIssueReadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "method", Required: true},
@@ -10925,8 +11007,8 @@ func (v *IssueReadInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the issue_read input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the issue_read input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *IssueReadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -10934,23 +11016,30 @@ func (v *IssueReadInput) Validate() error {
 }
 
 // DecodeIssueReadInput decodes the issue_read input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeIssueReadInput(data []byte) (v IssueReadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "issue_read input")
 	return v, err
 }
 
-// IssueReadInputMethod is the schema at /properties/method of the "issue_read" tool's input schema.
+// IssueReadInputMethod is the schema at /properties/method of the "issue_read"
+// tool's input schema.
 //
 // The read operation to perform on a single issue.
 // Options are:
-// 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
-// 2. get_comments - Get issue comments.
-// 3. get_sub_issues - Get sub-issues (children) of the issue.
-// 4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
-// 5. get_labels - Get labels assigned to the issue.
+//
+//  1. get - Get issue details. Also returns best-effort hierarchy flags
+//     (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are
+//     optional relationship summaries, and `closed_by_pull_requests` summarizes
+//     the pull requests configured to close the issue as `total_count` plus up
+//     to 5 `references`.
+//  2. get_comments - Get issue comments.
+//  3. get_sub_issues - Get sub-issues (children) of the issue.
+//  4. get_parent - Get the parent issue, if this issue is a sub-issue of
+//     another.
+//  5. get_labels - Get labels assigned to the issue.
 type IssueReadInputMethod string
 
 // Values of IssueReadInputMethod.
@@ -10981,10 +11070,10 @@ func (e IssueReadInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Create a new or update an existing issue in a GitHub repository.
+// Create a new or update an existing issue in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type IssueWriteInput struct {
 	// Usernames to assign to this issue
 	Assignees []string `json:"assignees,omitempty"`
@@ -10992,10 +11081,12 @@ type IssueWriteInput struct {
 	// Issue body content
 	Body *string `json:"body,omitempty"`
 
-	// Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
+	// Issue number that this issue is a duplicate of. Required when
+	// state_reason is 'duplicate'.
 	DuplicateOf *float64 `json:"duplicate_of,omitempty"`
 
-	// Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
+	// Issue field values to set or clear. Each item requires 'field_name' and
+	// exactly one of 'value', 'field_option_name', or 'delete: true'.
 	IssueFields []IssueWriteInputIssueFieldsItem `json:"issue_fields,omitempty"`
 
 	// Issue number to update
@@ -11006,8 +11097,9 @@ type IssueWriteInput struct {
 
 	// Write operation to perform on a single issue.
 	// Options are:
-	// - 'create' - creates a new issue.
-	// - 'update' - updates an existing issue.
+	//
+	//   - 'create' - creates a new issue.
+	//   - 'update' - updates an existing issue.
 	Method IssueWriteInputMethod `json:"method"`
 
 	// Milestone number
@@ -11028,7 +11120,11 @@ type IssueWriteInput struct {
 	// Issue title
 	Title *string `json:"title,omitempty"`
 
-	// Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
+	// Type of this issue. For updates, pass null to remove the current type.
+	// Only use if issue types are enabled for this repository. Use
+	// list_issue_types to get valid type values for this repository or its
+	// owner organization. If the repository doesn't support issue types, omit
+	// this parameter.
 	Type mcpruntime.Nullable[string] `json:"type,omitzero"`
 }
 
@@ -11043,7 +11139,8 @@ func (v *IssueWriteInput) UnmarshalJSON(data []byte) error {
 	return codecIssueWriteInput.Decode(data, v)
 }
 
-// codecIssueWriteInput is IssueWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecIssueWriteInput is IssueWriteInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecIssueWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "assignees", Presence: mcpimpl.OmitNil},
 	{Name: "body", Presence: mcpimpl.OmitNil},
@@ -11083,37 +11180,46 @@ func (v *IssueWriteInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the issue_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the issue_write input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *IssueWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("issue_write input")
 }
 
-// DecodeIssueWriteInput decodes the issue_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeIssueWriteInput decodes the issue_write input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeIssueWriteInput(data []byte) (v IssueWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "issue_write input")
 	return v, err
 }
 
-// IssueWriteInputIssueFieldsItem is the schema at /properties/issue_fields/items of the "issue_write" tool's input schema.
+// IssueWriteInputIssueFieldsItem is the schema at
+// /properties/issue_fields/items of the "issue_write" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
 type IssueWriteInputIssueFieldsItem struct {
-	// Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.
+	// Set to true to clear this field's current value on the issue. When false
+	// or omitted, this property is ignored. Cannot be true when 'value' or
+	// 'field_option_name' is provided.
 	Delete *bool `json:"delete,omitempty"`
 
-	// Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
+	// Issue field name (case-insensitive). Must match a field returned by
+	// list_issue_fields for this repository or its organization.
 	FieldName string `json:"field_name"`
 
-	// Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.
+	// Option name for single-select fields. Validated against the field's
+	// options before the API call. Cannot be combined with 'value' or 'delete:
+	// true'.
 	FieldOptionName *string `json:"field_option_name,omitempty"`
 
-	// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
+	// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD).
+	// For single-select fields, prefer 'field_option_name' so the option is
+	// validated before the API call. Cannot be combined with
+	// 'field_option_name' or 'delete: true'.
 	Value *IssueWriteInputIssueFieldsItemValue `json:"value,omitempty"`
 }
 
@@ -11129,7 +11235,8 @@ func (v *IssueWriteInputIssueFieldsItem) UnmarshalJSON(data []byte) error {
 	return codecIssueWriteInputIssueFieldsItem.Decode(data, v)
 }
 
-// codecIssueWriteInputIssueFieldsItem is IssueWriteInputIssueFieldsItem's table for MarshalJSON and UnmarshalJSON.
+// codecIssueWriteInputIssueFieldsItem is IssueWriteInputIssueFieldsItem's table
+// for MarshalJSON and UnmarshalJSON.
 var codecIssueWriteInputIssueFieldsItem = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "delete", Presence: mcpimpl.OmitNil},
 	{Name: "field_name", Required: true},
@@ -11143,40 +11250,45 @@ func (v *IssueWriteInputIssueFieldsItem) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// IssueWriteInputIssueFieldsItemValue is the schema at /properties/issue_fields/items/properties/value of the "issue_write" tool's input schema.
+// IssueWriteInputIssueFieldsItemValue is the schema at
+// /properties/issue_fields/items/properties/value of the "issue_write" tool's
+// input schema.
 //
-// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
+// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For
+// single-select fields, prefer 'field_option_name' so the option is validated
+// before the API call. Cannot be combined with 'field_option_name' or 'delete:
+// true'.
 //
-// It is one of String, Number, Bool, told apart by the JSON type of the value. Exactly one is set: build one with IssueWriteInputIssueFieldsItemValueOfString and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of String, Number, Bool, told apart by the JSON type of the value.
+// Exactly one is set: build one with
+// IssueWriteInputIssueFieldsItemValueOfString and the other constructors, read
+// it with the As methods. The zero value has none set and is invalid.
 type IssueWriteInputIssueFieldsItemValue struct {
 	vString *string
 	vNumber *float64
 	vBool   *bool
 }
 
-// IssueWriteInputIssueFieldsItemValueOfString returns the value whose String variant is v.
+// IssueWriteInputIssueFieldsItemValueOfString returns the value whose String
+// variant is v.
 func IssueWriteInputIssueFieldsItemValueOfString(v string) IssueWriteInputIssueFieldsItemValue {
 	return IssueWriteInputIssueFieldsItemValue{vString: &v}
 }
 
-// IssueWriteInputIssueFieldsItemValueOfNumber returns the value whose Number variant is v.
+// IssueWriteInputIssueFieldsItemValueOfNumber returns the value whose Number
+// variant is v.
 func IssueWriteInputIssueFieldsItemValueOfNumber(v float64) IssueWriteInputIssueFieldsItemValue {
 	return IssueWriteInputIssueFieldsItemValue{vNumber: &v}
 }
 
-// IssueWriteInputIssueFieldsItemValueOfBool returns the value whose Bool variant is v.
+// IssueWriteInputIssueFieldsItemValueOfBool returns the value whose Bool
+// variant is v.
 func IssueWriteInputIssueFieldsItemValueOfBool(v bool) IssueWriteInputIssueFieldsItemValue {
 	return IssueWriteInputIssueFieldsItemValue{vBool: &v}
 }
 
 // AsString returns the String variant and whether it is the one set.
-func (u IssueWriteInputIssueFieldsItemValue) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
+func (u IssueWriteInputIssueFieldsItemValue) AsString() (string, bool) { return mcpimpl.As(u.vString) }
 
 // SetString makes v the value, replacing any other variant.
 func (u *IssueWriteInputIssueFieldsItemValue) SetString(v string) {
@@ -11184,13 +11296,7 @@ func (u *IssueWriteInputIssueFieldsItemValue) SetString(v string) {
 }
 
 // AsNumber returns the Number variant and whether it is the one set.
-func (u IssueWriteInputIssueFieldsItemValue) AsNumber() (float64, bool) {
-	if u.vNumber == nil {
-		var zero float64
-		return zero, false
-	}
-	return *u.vNumber, true
-}
+func (u IssueWriteInputIssueFieldsItemValue) AsNumber() (float64, bool) { return mcpimpl.As(u.vNumber) }
 
 // SetNumber makes v the value, replacing any other variant.
 func (u *IssueWriteInputIssueFieldsItemValue) SetNumber(v float64) {
@@ -11198,13 +11304,7 @@ func (u *IssueWriteInputIssueFieldsItemValue) SetNumber(v float64) {
 }
 
 // AsBool returns the Bool variant and whether it is the one set.
-func (u IssueWriteInputIssueFieldsItemValue) AsBool() (bool, bool) {
-	if u.vBool == nil {
-		var zero bool
-		return zero, false
-	}
-	return *u.vBool, true
-}
+func (u IssueWriteInputIssueFieldsItemValue) AsBool() (bool, bool) { return mcpimpl.As(u.vBool) }
 
 // SetBool makes v the value, replacing any other variant.
 func (u *IssueWriteInputIssueFieldsItemValue) SetBool(v bool) {
@@ -11213,38 +11313,23 @@ func (u *IssueWriteInputIssueFieldsItemValue) SetBool(v bool) {
 
 // MarshalJSON encodes the variant that is set.
 func (u IssueWriteInputIssueFieldsItemValue) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	case u.vNumber != nil:
-		return json.Marshal(u.vNumber)
-	case u.vBool != nil:
-		return json.Marshal(u.vBool)
-	}
-	return nil, errors.New("IssueWriteInputIssueFieldsItemValue: no variant is set")
+	return codecIssueWriteInputIssueFieldsItemValue.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *IssueWriteInputIssueFieldsItemValue) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out IssueWriteInputIssueFieldsItemValue
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	case "number":
-		out.vNumber = new(float64)
-		mcpimpl.DecodeNumber[float64](data, out.vNumber, "", &vs)
-	case "boolean":
-		out.vBool = new(bool)
-		mcpimpl.DecodeBool[bool](data, out.vBool, "", &vs)
-	default:
-		vs.Add("", "expected string or number or boolean, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecIssueWriteInputIssueFieldsItemValue.Decode(data, u)
 }
+
+// codecIssueWriteInputIssueFieldsItemValue is
+// IssueWriteInputIssueFieldsItemValue's table for MarshalJSON and
+// UnmarshalJSON.
+var codecIssueWriteInputIssueFieldsItemValue = mcpimpl.Union{Name: "IssueWriteInputIssueFieldsItemValue", OneOf: true, Variants: []mcpimpl.Variant{
+	{Name: "String", Kind: "string"},
+	{Name: "Number", Kind: "number"},
+	{Name: "Bool", Kind: "boolean"},
+}}
 
 func (u *IssueWriteInputIssueFieldsItemValue) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -11256,12 +11341,14 @@ func (u *IssueWriteInputIssueFieldsItemValue) validate(ptr string, vs *mcpimpl.V
 	}
 }
 
-// IssueWriteInputMethod is the schema at /properties/method of the "issue_write" tool's input schema.
+// IssueWriteInputMethod is the schema at /properties/method of the
+// "issue_write" tool's input schema.
 //
 // Write operation to perform on a single issue.
 // Options are:
-// - 'create' - creates a new issue.
-// - 'update' - updates an existing issue.
+//
+//   - 'create' - creates a new issue.
+//   - 'update' - updates an existing issue.
 type IssueWriteInputMethod string
 
 // Values of IssueWriteInputMethod.
@@ -11285,7 +11372,8 @@ func (e IssueWriteInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// IssueWriteInputState is the schema at /properties/state of the "issue_write" tool's input schema.
+// IssueWriteInputState is the schema at /properties/state of the "issue_write"
+// tool's input schema.
 //
 // New state
 type IssueWriteInputState string
@@ -11311,7 +11399,8 @@ func (e IssueWriteInputState) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// IssueWriteInputStateReason is the schema at /properties/state_reason of the "issue_write" tool's input schema.
+// IssueWriteInputStateReason is the schema at /properties/state_reason of the
+// "issue_write" tool's input schema.
 //
 // Reason for the state change. Ignored unless state is changed.
 type IssueWriteInputStateReason string
@@ -11342,12 +11431,14 @@ func (e IssueWriteInputStateReason) validate(ptr string, vs *mcpimpl.Violations)
 //
 // The tool's description:
 //
-//	Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
+// Perform write operations on repository labels. To set labels on issues, use
+// the 'update_issue' tool.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type LabelWriteInput struct {
-	// Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.
+	// Label color as 6-character hex code without '#' prefix (e.g., 'f29513').
+	// Required for 'create', optional for 'update'.
 	Color *string `json:"color,omitempty"`
 
 	// Label description text. Optional for 'create' and 'update'.
@@ -11380,7 +11471,8 @@ func (v *LabelWriteInput) UnmarshalJSON(data []byte) error {
 	return codecLabelWriteInput.Decode(data, v)
 }
 
-// codecLabelWriteInput is LabelWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecLabelWriteInput is LabelWriteInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecLabelWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "color", Presence: mcpimpl.OmitNil},
 	{Name: "description", Presence: mcpimpl.OmitNil},
@@ -11395,24 +11487,25 @@ func (v *LabelWriteInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the label_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the label_write input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *LabelWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("label_write input")
 }
 
-// DecodeLabelWriteInput decodes the label_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeLabelWriteInput decodes the label_write input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeLabelWriteInput(data []byte) (v LabelWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "label_write input")
 	return v, err
 }
 
-// LabelWriteInputMethod is the schema at /properties/method of the "label_write" tool's input schema.
+// LabelWriteInputMethod is the schema at /properties/method of the
+// "label_write" tool's input schema.
 //
 // Operation to perform: 'create', 'update', or 'delete'
 type LabelWriteInputMethod string
@@ -11443,10 +11536,9 @@ func (e LabelWriteInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	List branches in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List branches in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListBranchesInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -11472,7 +11564,8 @@ func (v *ListBranchesInput) UnmarshalJSON(data []byte) error {
 	return codecListBranchesInput.Decode(data, v)
 }
 
-// codecListBranchesInput is ListBranchesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListBranchesInput is ListBranchesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListBranchesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -11496,31 +11589,32 @@ func (v *ListBranchesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_branches input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_branches input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListBranchesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_branches input")
 }
 
-// DecodeListBranchesInput decodes the list_branches input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListBranchesInput decodes the list_branches input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListBranchesInput(data []byte) (v ListBranchesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_branches input")
 	return v, err
 }
 
-// ListCodeScanningAlertsInput is the input (arguments) of the "list_code_scanning_alerts" tool.
+// ListCodeScanningAlertsInput is the input (arguments) of the
+// "list_code_scanning_alerts" tool.
 //
 // The tool's description:
 //
-//	List code scanning alerts in a GitHub repository.
+// List code scanning alerts in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListCodeScanningAlertsInput struct {
 	// The owner of the repository.
 	Owner string `json:"owner"`
@@ -11559,7 +11653,8 @@ func (v *ListCodeScanningAlertsInput) UnmarshalJSON(data []byte) error {
 	return codecListCodeScanningAlertsInput.Decode(data, v)
 }
 
-// codecListCodeScanningAlertsInput is ListCodeScanningAlertsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListCodeScanningAlertsInput is ListCodeScanningAlertsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListCodeScanningAlertsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -11593,24 +11688,26 @@ func (v *ListCodeScanningAlertsInput) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// Validate reports every violation of the list_code_scanning_alerts input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_code_scanning_alerts input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListCodeScanningAlertsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_code_scanning_alerts input")
 }
 
-// DecodeListCodeScanningAlertsInput decodes the list_code_scanning_alerts input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListCodeScanningAlertsInput decodes the list_code_scanning_alerts input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListCodeScanningAlertsInput(data []byte) (v ListCodeScanningAlertsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_code_scanning_alerts input")
 	return v, err
 }
 
-// ListCodeScanningAlertsInputSeverity is the schema at /properties/severity of the "list_code_scanning_alerts" tool's input schema.
+// ListCodeScanningAlertsInputSeverity is the schema at /properties/severity of
+// the "list_code_scanning_alerts" tool's input schema.
 //
 // Filter code scanning alerts by severity
 type ListCodeScanningAlertsInputSeverity string
@@ -11641,7 +11738,8 @@ func (e ListCodeScanningAlertsInputSeverity) validate(ptr string, vs *mcpimpl.Vi
 	}
 }
 
-// ListCodeScanningAlertsInputState is the schema at /properties/state of the "list_code_scanning_alerts" tool's input schema.
+// ListCodeScanningAlertsInputState is the schema at /properties/state of the
+// "list_code_scanning_alerts" tool's input schema.
 //
 // Filter code scanning alerts by state. Defaults to open
 type ListCodeScanningAlertsInputState string
@@ -11673,15 +11771,19 @@ func (e ListCodeScanningAlertsInputState) validate(ptr string, vs *mcpimpl.Viola
 //
 // The tool's description:
 //
-//	Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
+// Get list of commits of a branch in a GitHub repository. Returns at least 30
+// results per page by default, but can return more if specified using the
+// perPage parameter (up to 100).
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListCommitsInput struct {
 	// Author username or email address to filter commits by
 	Author *string `json:"author,omitempty"`
 
-	// Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
+	// Subset of fields to return for each commit. If omitted, all fields are
+	// returned. Use this to reduce response size when you only need specific
+	// fields, e.g. just 'sha' and 'html_url'.
 	Fields []ListCommitsInputFieldsItem `json:"fields,omitempty"`
 
 	// Repository owner
@@ -11699,13 +11801,17 @@ type ListCommitsInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.
+	// Commit SHA, branch or tag name to list commits of. If not provided, uses
+	// the default branch of the repository. If a commit SHA is provided, will
+	// list commits up to that SHA.
 	SHA *string `json:"sha,omitempty"`
 
-	// Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
+	// Only commits after this date will be returned (ISO 8601 format:
+	// YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
 	Since *string `json:"since,omitempty"`
 
-	// Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
+	// Only commits before this date will be returned (ISO 8601 format:
+	// YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
 	Until *string `json:"until,omitempty"`
 }
 
@@ -11720,7 +11826,8 @@ func (v *ListCommitsInput) UnmarshalJSON(data []byte) error {
 	return codecListCommitsInput.Decode(data, v)
 }
 
-// codecListCommitsInput is ListCommitsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListCommitsInput is ListCommitsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListCommitsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "author", Presence: mcpimpl.OmitNil},
 	{Name: "fields", Presence: mcpimpl.OmitNil},
@@ -11757,24 +11864,25 @@ func (v *ListCommitsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_commits input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_commits input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListCommitsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_commits input")
 }
 
-// DecodeListCommitsInput decodes the list_commits input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListCommitsInput decodes the list_commits input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeListCommitsInput(data []byte) (v ListCommitsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_commits input")
 	return v, err
 }
 
-// ListCommitsInputFieldsItem is the schema at /properties/fields/items of the "list_commits" tool's input schema.
+// ListCommitsInputFieldsItem is the schema at /properties/fields/items of the
+// "list_commits" tool's input schema.
 type ListCommitsInputFieldsItem string
 
 // Values of ListCommitsInputFieldsItem.
@@ -11801,14 +11909,15 @@ func (e ListCommitsInputFieldsItem) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// ListDependabotAlertsInput is the input (arguments) of the "list_dependabot_alerts" tool.
+// ListDependabotAlertsInput is the input (arguments) of the
+// "list_dependabot_alerts" tool.
 //
 // The tool's description:
 //
-//	List dependabot alerts in a GitHub repository.
+// List dependabot alerts in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListDependabotAlertsInput struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitempty"`
@@ -11841,7 +11950,8 @@ func (v *ListDependabotAlertsInput) UnmarshalJSON(data []byte) error {
 	return codecListDependabotAlertsInput.Decode(data, v)
 }
 
-// codecListDependabotAlertsInput is ListDependabotAlertsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListDependabotAlertsInput is ListDependabotAlertsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListDependabotAlertsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -11868,24 +11978,26 @@ func (v *ListDependabotAlertsInput) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// Validate reports every violation of the list_dependabot_alerts input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_dependabot_alerts input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDependabotAlertsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_dependabot_alerts input")
 }
 
-// DecodeListDependabotAlertsInput decodes the list_dependabot_alerts input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListDependabotAlertsInput decodes the list_dependabot_alerts input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListDependabotAlertsInput(data []byte) (v ListDependabotAlertsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_dependabot_alerts input")
 	return v, err
 }
 
-// ListDependabotAlertsInputSeverity is the schema at /properties/severity of the "list_dependabot_alerts" tool's input schema.
+// ListDependabotAlertsInputSeverity is the schema at /properties/severity of
+// the "list_dependabot_alerts" tool's input schema.
 //
 // Filter dependabot alerts by severity
 type ListDependabotAlertsInputSeverity string
@@ -11913,7 +12025,8 @@ func (e ListDependabotAlertsInputSeverity) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// ListDependabotAlertsInputState is the schema at /properties/state of the "list_dependabot_alerts" tool's input schema.
+// ListDependabotAlertsInputState is the schema at /properties/state of the
+// "list_dependabot_alerts" tool's input schema.
 //
 // Filter dependabot alerts by state. Defaults to open
 type ListDependabotAlertsInputState string
@@ -11941,19 +12054,22 @@ func (e ListDependabotAlertsInputState) validate(ptr string, vs *mcpimpl.Violati
 	}
 }
 
-// ListDiscussionCategoriesInput is the input (arguments) of the "list_discussion_categories" tool.
+// ListDiscussionCategoriesInput is the input (arguments) of the
+// "list_discussion_categories" tool.
 //
 // The tool's description:
 //
-//	List discussion categories with their id and name, for a repository or organisation.
+// List discussion categories with their id and name, for a repository or
+// organisation.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListDiscussionCategoriesInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
 
-	// Repository name. If not provided, discussion categories will be queried at the organisation level.
+	// Repository name. If not provided, discussion categories will be queried
+	// at the organisation level.
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -11968,7 +12084,8 @@ func (v *ListDiscussionCategoriesInput) UnmarshalJSON(data []byte) error {
 	return codecListDiscussionCategoriesInput.Decode(data, v)
 }
 
-// codecListDiscussionCategoriesInput is ListDiscussionCategoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListDiscussionCategoriesInput is ListDiscussionCategoriesInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecListDiscussionCategoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Presence: mcpimpl.OmitNil},
@@ -11976,18 +12093,19 @@ var codecListDiscussionCategoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ListDiscussionCategoriesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_discussion_categories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_discussion_categories input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDiscussionCategoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_discussion_categories input")
 }
 
-// DecodeListDiscussionCategoriesInput decodes the list_discussion_categories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListDiscussionCategoriesInput decodes the list_discussion_categories
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListDiscussionCategoriesInput(data []byte) (v ListDiscussionCategoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_discussion_categories input")
 	return v, err
@@ -11997,21 +12115,23 @@ func DecodeListDiscussionCategoriesInput(data []byte) (v ListDiscussionCategorie
 //
 // The tool's description:
 //
-//	List discussions for a repository or organisation.
+// List discussions for a repository or organisation.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListDiscussionsInput struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitempty"`
 
-	// Optional filter by discussion category ID. If provided, only discussions with this category are listed.
+	// Optional filter by discussion category ID. If provided, only discussions
+	// with this category are listed.
 	Category *string `json:"category,omitempty"`
 
 	// Order direction.
 	Direction *ListDiscussionsInputDirection `json:"direction,omitempty"`
 
-	// Order discussions by field. If provided, the 'direction' also needs to be provided.
+	// Order discussions by field. If provided, the 'direction' also needs to be
+	// provided.
 	OrderBy *ListDiscussionsInputOrderBy `json:"orderBy,omitempty"`
 
 	// Repository owner
@@ -12020,7 +12140,8 @@ type ListDiscussionsInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Repository name. If not provided, discussions will be queried at the organisation level.
+	// Repository name. If not provided, discussions will be queried at the
+	// organisation level.
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -12035,7 +12156,8 @@ func (v *ListDiscussionsInput) UnmarshalJSON(data []byte) error {
 	return codecListDiscussionsInput.Decode(data, v)
 }
 
-// codecListDiscussionsInput is ListDiscussionsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListDiscussionsInput is ListDiscussionsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListDiscussionsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "category", Presence: mcpimpl.OmitNil},
@@ -12063,24 +12185,25 @@ func (v *ListDiscussionsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_discussions input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_discussions input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListDiscussionsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_discussions input")
 }
 
-// DecodeListDiscussionsInput decodes the list_discussions input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListDiscussionsInput decodes the list_discussions input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListDiscussionsInput(data []byte) (v ListDiscussionsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_discussions input")
 	return v, err
 }
 
-// ListDiscussionsInputDirection is the schema at /properties/direction of the "list_discussions" tool's input schema.
+// ListDiscussionsInputDirection is the schema at /properties/direction of the
+// "list_discussions" tool's input schema.
 //
 // Order direction.
 type ListDiscussionsInputDirection string
@@ -12106,9 +12229,11 @@ func (e ListDiscussionsInputDirection) validate(ptr string, vs *mcpimpl.Violatio
 	}
 }
 
-// ListDiscussionsInputOrderBy is the schema at /properties/orderBy of the "list_discussions" tool's input schema.
+// ListDiscussionsInputOrderBy is the schema at /properties/orderBy of the
+// "list_discussions" tool's input schema.
 //
-// Order discussions by field. If provided, the 'direction' also needs to be provided.
+// Order discussions by field. If provided, the 'direction' also needs to be
+// provided.
 type ListDiscussionsInputOrderBy string
 
 // Values of ListDiscussionsInputOrderBy.
@@ -12136,10 +12261,9 @@ func (e ListDiscussionsInputOrderBy) validate(ptr string, vs *mcpimpl.Violations
 //
 // The tool's description:
 //
-//	List gists for a user
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List gists for a user
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListGistsInput struct {
 	// Page number for pagination (min 1)
 	Page *float64 `json:"page,omitempty"`
@@ -12165,7 +12289,8 @@ func (v *ListGistsInput) UnmarshalJSON(data []byte) error {
 	return codecListGistsInput.Decode(data, v)
 }
 
-// codecListGistsInput is ListGistsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListGistsInput is ListGistsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListGistsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "page", Presence: mcpimpl.OmitNil},
 	{Name: "perPage", Presence: mcpimpl.OmitNil},
@@ -12189,8 +12314,8 @@ func (v *ListGistsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_gists input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_gists input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListGistsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -12198,24 +12323,26 @@ func (v *ListGistsInput) Validate() error {
 }
 
 // DecodeListGistsInput decodes the list_gists input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListGistsInput(data []byte) (v ListGistsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_gists input")
 	return v, err
 }
 
-// ListGlobalSecurityAdvisoriesInput is the input (arguments) of the "list_global_security_advisories" tool.
+// ListGlobalSecurityAdvisoriesInput is the input (arguments) of the
+// "list_global_security_advisories" tool.
 //
 // The tool's description:
 //
-//	List global security advisories from GitHub.
+// List global security advisories from GitHub.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListGlobalSecurityAdvisoriesInput struct {
-	// Filter advisories by affected package or version (e.g. "package1,package2@1.0.0").
+	// Filter advisories by affected package or version (e.g.
+	// "package1,package2@1.0.0").
 	Affects *string `json:"affects,omitempty"`
 
 	// Filter by CVE ID.
@@ -12261,7 +12388,8 @@ func (v *ListGlobalSecurityAdvisoriesInput) UnmarshalJSON(data []byte) error {
 	return codecListGlobalSecurityAdvisoriesInput.Decode(data, v)
 }
 
-// codecListGlobalSecurityAdvisoriesInput is ListGlobalSecurityAdvisoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListGlobalSecurityAdvisoriesInput is ListGlobalSecurityAdvisoriesInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecListGlobalSecurityAdvisoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "affects", Presence: mcpimpl.OmitNil},
 	{Name: "cveId", Presence: mcpimpl.OmitNil},
@@ -12288,24 +12416,27 @@ func (v *ListGlobalSecurityAdvisoriesInput) validate(ptr string, vs *mcpimpl.Vio
 	}
 }
 
-// Validate reports every violation of the list_global_security_advisories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_global_security_advisories input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListGlobalSecurityAdvisoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_global_security_advisories input")
 }
 
-// DecodeListGlobalSecurityAdvisoriesInput decodes the list_global_security_advisories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListGlobalSecurityAdvisoriesInput decodes the
+// list_global_security_advisories input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListGlobalSecurityAdvisoriesInput(data []byte) (v ListGlobalSecurityAdvisoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_global_security_advisories input")
 	return v, err
 }
 
-// ListGlobalSecurityAdvisoriesInputEcosystem is the schema at /properties/ecosystem of the "list_global_security_advisories" tool's input schema.
+// ListGlobalSecurityAdvisoriesInputEcosystem is the schema at
+// /properties/ecosystem of the "list_global_security_advisories" tool's input
+// schema.
 //
 // Filter by package ecosystem.
 type ListGlobalSecurityAdvisoriesInputEcosystem string
@@ -12341,7 +12472,9 @@ func (e ListGlobalSecurityAdvisoriesInputEcosystem) validate(ptr string, vs *mcp
 	}
 }
 
-// ListGlobalSecurityAdvisoriesInputSeverity is the schema at /properties/severity of the "list_global_security_advisories" tool's input schema.
+// ListGlobalSecurityAdvisoriesInputSeverity is the schema at
+// /properties/severity of the "list_global_security_advisories" tool's input
+// schema.
 //
 // Filter by severity.
 type ListGlobalSecurityAdvisoriesInputSeverity string
@@ -12370,7 +12503,8 @@ func (e ListGlobalSecurityAdvisoriesInputSeverity) validate(ptr string, vs *mcpi
 	}
 }
 
-// ListGlobalSecurityAdvisoriesInputType is the schema at /properties/type of the "list_global_security_advisories" tool's input schema.
+// ListGlobalSecurityAdvisoriesInputType is the schema at /properties/type of
+// the "list_global_security_advisories" tool's input schema.
 //
 // Advisory type.
 type ListGlobalSecurityAdvisoriesInputType string
@@ -12397,19 +12531,26 @@ func (e ListGlobalSecurityAdvisoriesInputType) validate(ptr string, vs *mcpimpl.
 	}
 }
 
-// ListIssueFieldsInput is the input (arguments) of the "list_issue_fields" tool.
+// ListIssueFieldsInput is the input (arguments) of the "list_issue_fields"
+// tool.
 //
 // The tool's description:
 //
-//	List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
+// List issue fields for a repository or organization. Returns field definitions
+// including name, type (text, number, date, single_select), and for
+// single_select fields the list of valid option names. When repo is omitted,
+// returns org-level fields directly.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListIssueFieldsInput struct {
-	// The account owner of the repository or organization. The name is not case sensitive.
+	// The account owner of the repository or organization. The name is not case
+	// sensitive.
 	Owner string `json:"owner"`
 
-	// The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
+	// The name of the repository. When provided, returns fields for this
+	// specific repository (inherited from its organization). When omitted,
+	// returns org-level fields directly.
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -12424,7 +12565,8 @@ func (v *ListIssueFieldsInput) UnmarshalJSON(data []byte) error {
 	return codecListIssueFieldsInput.Decode(data, v)
 }
 
-// codecListIssueFieldsInput is ListIssueFieldsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListIssueFieldsInput is ListIssueFieldsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListIssueFieldsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Presence: mcpimpl.OmitNil},
@@ -12432,17 +12574,17 @@ var codecListIssueFieldsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ListIssueFieldsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_issue_fields input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_issue_fields input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListIssueFieldsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_issue_fields input")
 }
 
-// DecodeListIssueFieldsInput decodes the list_issue_fields input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListIssueFieldsInput decodes the list_issue_fields input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListIssueFieldsInput(data []byte) (v ListIssueFieldsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issue_fields input")
@@ -12453,15 +12595,18 @@ func DecodeListIssueFieldsInput(data []byte) (v ListIssueFieldsInput, err error)
 //
 // The tool's description:
 //
-//	List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
+// List supported issue types for a repository or its owner organization. When
+// repo is omitted, returns org-level issue types directly.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListIssueTypesInput struct {
 	// The account owner of the repository or organization.
 	Owner string `json:"owner"`
 
-	// The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
+	// The name of the repository. When provided, returns issue types for this
+	// specific repository. When omitted, returns org-level issue types
+	// directly.
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -12476,7 +12621,8 @@ func (v *ListIssueTypesInput) UnmarshalJSON(data []byte) error {
 	return codecListIssueTypesInput.Decode(data, v)
 }
 
-// codecListIssueTypesInput is ListIssueTypesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListIssueTypesInput is ListIssueTypesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListIssueTypesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Presence: mcpimpl.OmitNil},
@@ -12484,17 +12630,17 @@ var codecListIssueTypesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ListIssueTypesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_issue_types input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_issue_types input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListIssueTypesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_issue_types input")
 }
 
-// DecodeListIssueTypesInput decodes the list_issue_types input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListIssueTypesInput decodes the list_issue_types input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListIssueTypesInput(data []byte) (v ListIssueTypesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issue_types input")
@@ -12505,10 +12651,11 @@ func DecodeListIssueTypesInput(data []byte) (v ListIssueTypesInput, err error) {
 //
 // The tool's description:
 //
-//	List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
+// List issues in a GitHub repository. For pagination, use the 'endCursor' from
+// the previous response's 'pageInfo' in the 'after' parameter.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListIssuesInput struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitempty"`
@@ -12516,16 +12663,22 @@ type ListIssuesInput struct {
 	// Order direction. If provided, the 'orderBy' also needs to be provided.
 	Direction *ListIssuesInputDirection `json:"direction,omitempty"`
 
-	// Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
+	// Filter by custom issue field values. Each entry takes a field_name and a
+	// value; the server looks up the field and coerces the value to its type
+	// (single-select option name, text, number, or YYYY-MM-DD date).
 	FieldFilters []ListIssuesInputFieldFiltersItem `json:"field_filters,omitempty"`
 
-	// Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
+	// Subset of fields to return for each issue. If omitted, all fields are
+	// returned. Use this to reduce response size when you only need specific
+	// fields; omitting 'body' and 'field_values' in particular drops the
+	// largest per-result data.
 	Fields []ListIssuesInputFieldsItem `json:"fields,omitempty"`
 
 	// Filter by labels
 	Labels []string `json:"labels,omitempty"`
 
-	// Order issues by field. If provided, the 'direction' also needs to be provided.
+	// Order issues by field. If provided, the 'direction' also needs to be
+	// provided.
 	OrderBy *ListIssuesInputOrderBy `json:"orderBy,omitempty"`
 
 	// Repository owner
@@ -12540,7 +12693,8 @@ type ListIssuesInput struct {
 	// Filter by date (ISO 8601 timestamp)
 	Since *string `json:"since,omitempty"`
 
-	// Filter by state, by default both open and closed issues are returned when not provided
+	// Filter by state, by default both open and closed issues are returned when
+	// not provided
 	State *ListIssuesInputState `json:"state,omitempty"`
 }
 
@@ -12555,7 +12709,8 @@ func (v *ListIssuesInput) UnmarshalJSON(data []byte) error {
 	return codecListIssuesInput.Decode(data, v)
 }
 
-// codecListIssuesInput is ListIssuesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesInput is ListIssuesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListIssuesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "direction", Presence: mcpimpl.OmitNil},
@@ -12604,58 +12759,46 @@ func (v *ListIssuesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_issues input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_issues input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListIssuesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_issues input")
 }
 
-// DecodeListIssuesInput decodes the list_issues input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListIssuesInput decodes the list_issues input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeListIssuesInput(data []byte) (v ListIssuesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issues input")
 	return v, err
 }
 
-// ListIssuesInputDirection is the schema at /properties/direction of the "list_issues" tool's input schema.
-//
-// Order direction. If provided, the 'orderBy' also needs to be provided.
-type ListIssuesInputDirection string
+// ListIssuesInputDirection is the schema at /properties/direction of the
+// "list_issues" tool's input schema: the same type as
+// ListDiscussionsInputDirection, which declares it.
+type ListIssuesInputDirection = ListDiscussionsInputDirection
 
 // Values of ListIssuesInputDirection.
 const (
-	ListIssuesInputDirectionAsc  ListIssuesInputDirection = "ASC"
-	ListIssuesInputDirectionDesc ListIssuesInputDirection = "DESC"
+	ListIssuesInputDirectionAsc  = ListDiscussionsInputDirectionAsc
+	ListIssuesInputDirectionDesc = ListDiscussionsInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListIssuesInputDirection) Valid() bool {
-	switch e {
-	case ListIssuesInputDirectionAsc, ListIssuesInputDirectionDesc:
-		return true
-	}
-	return false
-}
-
-func (e ListIssuesInputDirection) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"ASC\", \"DESC\"")
-	}
-}
-
-// ListIssuesInputFieldFiltersItem is the schema at /properties/field_filters/items of the "list_issues" tool's input schema.
+// ListIssuesInputFieldFiltersItem is the schema at
+// /properties/field_filters/items of the "list_issues" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListIssuesInputFieldFiltersItem struct {
 	// Name of the custom field (e.g. "Priority"). Case-insensitive.
 	FieldName string `json:"field_name"`
 
-	// Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
+	// Value to filter on. For single-select fields, the option name (e.g.
+	// "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string.
+	// For text, the text value.
 	Value string `json:"value"`
 }
 
@@ -12670,7 +12813,8 @@ func (v *ListIssuesInputFieldFiltersItem) UnmarshalJSON(data []byte) error {
 	return codecListIssuesInputFieldFiltersItem.Decode(data, v)
 }
 
-// codecListIssuesInputFieldFiltersItem is ListIssuesInputFieldFiltersItem's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesInputFieldFiltersItem is ListIssuesInputFieldFiltersItem's
+// table for MarshalJSON and UnmarshalJSON.
 var codecListIssuesInputFieldFiltersItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "field_name", Required: true},
 	{Name: "value", Required: true},
@@ -12678,7 +12822,8 @@ var codecListIssuesInputFieldFiltersItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ListIssuesInputFieldFiltersItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ListIssuesInputFieldsItem is the schema at /properties/fields/items of the "list_issues" tool's input schema.
+// ListIssuesInputFieldsItem is the schema at /properties/fields/items of the
+// "list_issues" tool's input schema.
 type ListIssuesInputFieldsItem string
 
 // Values of ListIssuesInputFieldsItem.
@@ -12711,9 +12856,11 @@ func (e ListIssuesInputFieldsItem) validate(ptr string, vs *mcpimpl.Violations) 
 	}
 }
 
-// ListIssuesInputOrderBy is the schema at /properties/orderBy of the "list_issues" tool's input schema.
+// ListIssuesInputOrderBy is the schema at /properties/orderBy of the
+// "list_issues" tool's input schema.
 //
-// Order issues by field. If provided, the 'direction' also needs to be provided.
+// Order issues by field. If provided, the 'direction' also needs to be
+// provided.
 type ListIssuesInputOrderBy string
 
 // Values of ListIssuesInputOrderBy.
@@ -12738,9 +12885,11 @@ func (e ListIssuesInputOrderBy) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ListIssuesInputState is the schema at /properties/state of the "list_issues" tool's input schema.
+// ListIssuesInputState is the schema at /properties/state of the "list_issues"
+// tool's input schema.
 //
-// Filter by state, by default both open and closed issues are returned when not provided
+// Filter by state, by default both open and closed issues are returned when not
+// provided
 type ListIssuesInputState string
 
 // Values of ListIssuesInputState.
@@ -12768,12 +12917,13 @@ func (e ListIssuesInputState) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List labels from a repository, ordered by issue count (descending) so the
+// most-used labels are returned first
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListLabelInput struct {
-	// Repository owner (username or organization name) - required for all operations
+	// Repository owner (username or organization name) - required for all
+	// operations
 	Owner string `json:"owner"`
 
 	// Repository name - required for all operations
@@ -12791,7 +12941,8 @@ func (v *ListLabelInput) UnmarshalJSON(data []byte) error {
 	return codecListLabelInput.Decode(data, v)
 }
 
-// codecListLabelInput is ListLabelInput's table for MarshalJSON and UnmarshalJSON.
+// codecListLabelInput is ListLabelInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListLabelInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -12799,8 +12950,8 @@ var codecListLabelInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *ListLabelInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the list_label input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_label input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListLabelInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -12808,30 +12959,42 @@ func (v *ListLabelInput) Validate() error {
 }
 
 // DecodeListLabelInput decodes the list_label input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListLabelInput(data []byte) (v ListLabelInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_label input")
 	return v, err
 }
 
-// ListNotificationsInput is the input (arguments) of the "list_notifications" tool.
+// ListNotificationsInput is the input (arguments) of the "list_notifications"
+// tool.
 //
 // The tool's description:
 //
-//	Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
+// Lists all GitHub notifications for the authenticated user, including unread
+// notifications, mentions, review requests, assignments, and updates on issues
+// or pull requests. Use this tool whenever the user asks what to work on next,
+// requests a summary of their GitHub activity, wants to see pending reviews, or
+// needs to check for new updates or tasks. This tool is the primary way to
+// discover actionable items, reminders, and outstanding work on GitHub. Always
+// call this tool when asked what to work on next, what is pending, or what
+// needs attention in GitHub.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListNotificationsInput struct {
 	// Only show notifications updated before the given time (ISO 8601 format)
 	Before *string `json:"before,omitempty"`
 
-	// Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
+	// Filter notifications to, use default unless specified. Read notifications
+	// are ones that have already been acknowledged by the user. Participating
+	// notifications are those that the user is directly involved in, such as
+	// issues or pull requests they have commented on or created.
 	Filter *ListNotificationsInputFilter `json:"filter,omitempty"`
 
-	// Optional repository owner. If provided with repo, only notifications for this repository are listed.
+	// Optional repository owner. If provided with repo, only notifications for
+	// this repository are listed.
 	Owner *string `json:"owner,omitempty"`
 
 	// Page number for pagination (min 1)
@@ -12840,7 +13003,8 @@ type ListNotificationsInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Optional repository name. If provided with owner, only notifications for this repository are listed.
+	// Optional repository name. If provided with owner, only notifications for
+	// this repository are listed.
 	Repo *string `json:"repo,omitempty"`
 
 	// Only show notifications updated after the given time (ISO 8601 format)
@@ -12858,7 +13022,8 @@ func (v *ListNotificationsInput) UnmarshalJSON(data []byte) error {
 	return codecListNotificationsInput.Decode(data, v)
 }
 
-// codecListNotificationsInput is ListNotificationsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListNotificationsInput is ListNotificationsInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecListNotificationsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "before", Presence: mcpimpl.OmitNil},
 	{Name: "filter", Presence: mcpimpl.OmitNil},
@@ -12888,26 +13053,30 @@ func (v *ListNotificationsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_notifications input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_notifications input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListNotificationsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_notifications input")
 }
 
-// DecodeListNotificationsInput decodes the list_notifications input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListNotificationsInput decodes the list_notifications input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListNotificationsInput(data []byte) (v ListNotificationsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_notifications input")
 	return v, err
 }
 
-// ListNotificationsInputFilter is the schema at /properties/filter of the "list_notifications" tool's input schema.
+// ListNotificationsInputFilter is the schema at /properties/filter of the
+// "list_notifications" tool's input schema.
 //
-// Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
+// Filter notifications to, use default unless specified. Read notifications are
+// ones that have already been acknowledged by the user. Participating
+// notifications are those that the user is directly involved in, such as issues
+// or pull requests they have commented on or created.
 type ListNotificationsInputFilter string
 
 // Values of ListNotificationsInputFilter.
@@ -12932,14 +13101,15 @@ func (e ListNotificationsInputFilter) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// ListOrgRepositorySecurityAdvisoriesInput is the input (arguments) of the "list_org_repository_security_advisories" tool.
+// ListOrgRepositorySecurityAdvisoriesInput is the input (arguments) of the
+// "list_org_repository_security_advisories" tool.
 //
 // The tool's description:
 //
-//	List repository security advisories for a GitHub organization.
+// List repository security advisories for a GitHub organization.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListOrgRepositorySecurityAdvisoriesInput struct {
 	// Sort direction.
 	Direction *ListOrgRepositorySecurityAdvisoriesInputDirection `json:"direction,omitempty"`
@@ -12965,7 +13135,9 @@ func (v *ListOrgRepositorySecurityAdvisoriesInput) UnmarshalJSON(data []byte) er
 	return codecListOrgRepositorySecurityAdvisoriesInput.Decode(data, v)
 }
 
-// codecListOrgRepositorySecurityAdvisoriesInput is ListOrgRepositorySecurityAdvisoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListOrgRepositorySecurityAdvisoriesInput is
+// ListOrgRepositorySecurityAdvisoriesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListOrgRepositorySecurityAdvisoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "direction", Presence: mcpimpl.OmitNil},
 	{Name: "org", Required: true},
@@ -12985,7 +13157,8 @@ func (v *ListOrgRepositorySecurityAdvisoriesInput) validate(ptr string, vs *mcpi
 	}
 }
 
-// Validate reports every violation of the list_org_repository_security_advisories input schema's constraints as a
+// Validate reports every violation of the
+// list_org_repository_security_advisories input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ListOrgRepositorySecurityAdvisoriesInput) Validate() error {
 	var vs mcpimpl.Violations
@@ -12993,16 +13166,19 @@ func (v *ListOrgRepositorySecurityAdvisoriesInput) Validate() error {
 	return vs.Err("list_org_repository_security_advisories input")
 }
 
-// DecodeListOrgRepositorySecurityAdvisoriesInput decodes the list_org_repository_security_advisories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListOrgRepositorySecurityAdvisoriesInput decodes the
+// list_org_repository_security_advisories input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListOrgRepositorySecurityAdvisoriesInput(data []byte) (v ListOrgRepositorySecurityAdvisoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_org_repository_security_advisories input")
 	return v, err
 }
 
-// ListOrgRepositorySecurityAdvisoriesInputDirection is the schema at /properties/direction of the "list_org_repository_security_advisories" tool's input schema.
+// ListOrgRepositorySecurityAdvisoriesInputDirection is the schema at
+// /properties/direction of the "list_org_repository_security_advisories" tool's
+// input schema.
 //
 // Sort direction.
 type ListOrgRepositorySecurityAdvisoriesInputDirection string
@@ -13028,7 +13204,9 @@ func (e ListOrgRepositorySecurityAdvisoriesInputDirection) validate(ptr string, 
 	}
 }
 
-// ListOrgRepositorySecurityAdvisoriesInputSort is the schema at /properties/sort of the "list_org_repository_security_advisories" tool's input schema.
+// ListOrgRepositorySecurityAdvisoriesInputSort is the schema at
+// /properties/sort of the "list_org_repository_security_advisories" tool's
+// input schema.
 //
 // Sort field.
 type ListOrgRepositorySecurityAdvisoriesInputSort string
@@ -13055,7 +13233,9 @@ func (e ListOrgRepositorySecurityAdvisoriesInputSort) validate(ptr string, vs *m
 	}
 }
 
-// ListOrgRepositorySecurityAdvisoriesInputState is the schema at /properties/state of the "list_org_repository_security_advisories" tool's input schema.
+// ListOrgRepositorySecurityAdvisoriesInputState is the schema at
+// /properties/state of the "list_org_repository_security_advisories" tool's
+// input schema.
 //
 // Filter by advisory state.
 type ListOrgRepositorySecurityAdvisoriesInputState string
@@ -13083,14 +13263,16 @@ func (e ListOrgRepositorySecurityAdvisoriesInputState) validate(ptr string, vs *
 	}
 }
 
-// ListPullRequestsInput is the input (arguments) of the "list_pull_requests" tool.
+// ListPullRequestsInput is the input (arguments) of the "list_pull_requests"
+// tool.
 //
 // The tool's description:
 //
-//	List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
+// List pull requests in a GitHub repository. If the user specifies an author,
+// then DO NOT use this tool and use the search_pull_requests tool instead.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListPullRequestsInput struct {
 	// Filter by base branch
 	Base *string `json:"base,omitempty"`
@@ -13098,7 +13280,10 @@ type ListPullRequestsInput struct {
 	// Sort direction
 	Direction *ListPullRequestsInputDirection `json:"direction,omitempty"`
 
-	// Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
+	// Subset of fields to return for each pull request. If omitted, all fields
+	// are returned. Use this to reduce response size when you only need
+	// specific fields; omitting 'body' in particular drops the largest
+	// per-result data.
 	Fields []ListPullRequestsInputFieldsItem `json:"fields,omitempty"`
 
 	// Filter by head user/org and branch
@@ -13134,7 +13319,8 @@ func (v *ListPullRequestsInput) UnmarshalJSON(data []byte) error {
 	return codecListPullRequestsInput.Decode(data, v)
 }
 
-// codecListPullRequestsInput is ListPullRequestsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListPullRequestsInput is ListPullRequestsInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecListPullRequestsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "base", Presence: mcpimpl.OmitNil},
 	{Name: "direction", Presence: mcpimpl.OmitNil},
@@ -13180,50 +13366,36 @@ func (v *ListPullRequestsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_pull_requests input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_pull_requests input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListPullRequestsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_pull_requests input")
 }
 
-// DecodeListPullRequestsInput decodes the list_pull_requests input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListPullRequestsInput decodes the list_pull_requests input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListPullRequestsInput(data []byte) (v ListPullRequestsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_pull_requests input")
 	return v, err
 }
 
-// ListPullRequestsInputDirection is the schema at /properties/direction of the "list_pull_requests" tool's input schema.
-//
-// Sort direction
-type ListPullRequestsInputDirection string
+// ListPullRequestsInputDirection is the schema at /properties/direction of the
+// "list_pull_requests" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type ListPullRequestsInputDirection = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of ListPullRequestsInputDirection.
 const (
-	ListPullRequestsInputDirectionAsc  ListPullRequestsInputDirection = "asc"
-	ListPullRequestsInputDirectionDesc ListPullRequestsInputDirection = "desc"
+	ListPullRequestsInputDirectionAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	ListPullRequestsInputDirectionDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListPullRequestsInputDirection) Valid() bool {
-	switch e {
-	case ListPullRequestsInputDirectionAsc, ListPullRequestsInputDirectionDesc:
-		return true
-	}
-	return false
-}
-
-func (e ListPullRequestsInputDirection) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// ListPullRequestsInputFieldsItem is the schema at /properties/fields/items of the "list_pull_requests" tool's input schema.
+// ListPullRequestsInputFieldsItem is the schema at /properties/fields/items of
+// the "list_pull_requests" tool's input schema.
 type ListPullRequestsInputFieldsItem string
 
 // Values of ListPullRequestsInputFieldsItem.
@@ -13270,7 +13442,8 @@ func (e ListPullRequestsInputFieldsItem) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// ListPullRequestsInputSort is the schema at /properties/sort of the "list_pull_requests" tool's input schema.
+// ListPullRequestsInputSort is the schema at /properties/sort of the
+// "list_pull_requests" tool's input schema.
 //
 // Sort by
 type ListPullRequestsInputSort string
@@ -13298,7 +13471,8 @@ func (e ListPullRequestsInputSort) validate(ptr string, vs *mcpimpl.Violations) 
 	}
 }
 
-// ListPullRequestsInputState is the schema at /properties/state of the "list_pull_requests" tool's input schema.
+// ListPullRequestsInputState is the schema at /properties/state of the
+// "list_pull_requests" tool's input schema.
 //
 // Filter by state
 type ListPullRequestsInputState string
@@ -13329,12 +13503,13 @@ func (e ListPullRequestsInputState) validate(ptr string, vs *mcpimpl.Violations)
 //
 // The tool's description:
 //
-//	List releases in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List releases in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListReleasesInput struct {
-	// Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
+	// Subset of fields to return for each release. If omitted, all fields are
+	// returned. Use this to reduce response size when you only need specific
+	// fields; omitting 'body' in particular drops the largest per-release data.
 	Fields []ListReleasesInputFieldsItem `json:"fields,omitempty"`
 
 	// Repository owner
@@ -13361,7 +13536,8 @@ func (v *ListReleasesInput) UnmarshalJSON(data []byte) error {
 	return codecListReleasesInput.Decode(data, v)
 }
 
-// codecListReleasesInput is ListReleasesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListReleasesInput is ListReleasesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListReleasesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -13393,24 +13569,25 @@ func (v *ListReleasesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_releases input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_releases input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListReleasesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_releases input")
 }
 
-// DecodeListReleasesInput decodes the list_releases input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeListReleasesInput decodes the list_releases input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeListReleasesInput(data []byte) (v ListReleasesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_releases input")
 	return v, err
 }
 
-// ListReleasesInputFieldsItem is the schema at /properties/fields/items of the "list_releases" tool's input schema.
+// ListReleasesInputFieldsItem is the schema at /properties/fields/items of the
+// "list_releases" tool's input schema.
 type ListReleasesInputFieldsItem string
 
 // Values of ListReleasesInputFieldsItem.
@@ -13441,16 +13618,21 @@ func (e ListReleasesInputFieldsItem) validate(ptr string, vs *mcpimpl.Violations
 	}
 }
 
-// ListRepositoryCollaboratorsInput is the input (arguments) of the "list_repository_collaborators" tool.
+// ListRepositoryCollaboratorsInput is the input (arguments) of the
+// "list_repository_collaborators" tool.
 //
 // The tool's description:
 //
-//	List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
+// List collaborators of a GitHub repository. Results are paginated; the
+// response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields.
+// To get the next page, use the `nextPage` value as the `page` parameter.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListRepositoryCollaboratorsInput struct {
-	// Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
+	// Filter by affiliation. Can be one of: 'outside' (outside collaborators),
+	// 'direct' (all with permissions regardless of org membership), 'all' (all
+	// collaborators). Default: 'all'
 	Affiliation *ListRepositoryCollaboratorsInputAffiliation `json:"affiliation,omitempty"`
 
 	// Repository owner
@@ -13477,7 +13659,8 @@ func (v *ListRepositoryCollaboratorsInput) UnmarshalJSON(data []byte) error {
 	return codecListRepositoryCollaboratorsInput.Decode(data, v)
 }
 
-// codecListRepositoryCollaboratorsInput is ListRepositoryCollaboratorsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListRepositoryCollaboratorsInput is ListRepositoryCollaboratorsInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecListRepositoryCollaboratorsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "affiliation", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -13505,26 +13688,31 @@ func (v *ListRepositoryCollaboratorsInput) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// Validate reports every violation of the list_repository_collaborators input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_repository_collaborators input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListRepositoryCollaboratorsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_repository_collaborators input")
 }
 
-// DecodeListRepositoryCollaboratorsInput decodes the list_repository_collaborators input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListRepositoryCollaboratorsInput decodes the
+// list_repository_collaborators input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListRepositoryCollaboratorsInput(data []byte) (v ListRepositoryCollaboratorsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_repository_collaborators input")
 	return v, err
 }
 
-// ListRepositoryCollaboratorsInputAffiliation is the schema at /properties/affiliation of the "list_repository_collaborators" tool's input schema.
+// ListRepositoryCollaboratorsInputAffiliation is the schema at
+// /properties/affiliation of the "list_repository_collaborators" tool's input
+// schema.
 //
-// Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
+// Filter by affiliation. Can be one of: 'outside' (outside collaborators),
+// 'direct' (all with permissions regardless of org membership), 'all' (all
+// collaborators). Default: 'all'
 type ListRepositoryCollaboratorsInputAffiliation string
 
 // Values of ListRepositoryCollaboratorsInputAffiliation.
@@ -13549,14 +13737,15 @@ func (e ListRepositoryCollaboratorsInputAffiliation) validate(ptr string, vs *mc
 	}
 }
 
-// ListRepositorySecurityAdvisoriesInput is the input (arguments) of the "list_repository_security_advisories" tool.
+// ListRepositorySecurityAdvisoriesInput is the input (arguments) of the
+// "list_repository_security_advisories" tool.
 //
 // The tool's description:
 //
-//	List repository security advisories for a GitHub repository.
+// List repository security advisories for a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListRepositorySecurityAdvisoriesInput struct {
 	// Sort direction.
 	Direction *ListRepositorySecurityAdvisoriesInputDirection `json:"direction,omitempty"`
@@ -13585,7 +13774,9 @@ func (v *ListRepositorySecurityAdvisoriesInput) UnmarshalJSON(data []byte) error
 	return codecListRepositorySecurityAdvisoriesInput.Decode(data, v)
 }
 
-// codecListRepositorySecurityAdvisoriesInput is ListRepositorySecurityAdvisoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListRepositorySecurityAdvisoriesInput is
+// ListRepositorySecurityAdvisoriesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListRepositorySecurityAdvisoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "direction", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -13606,112 +13797,70 @@ func (v *ListRepositorySecurityAdvisoriesInput) validate(ptr string, vs *mcpimpl
 	}
 }
 
-// Validate reports every violation of the list_repository_security_advisories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_repository_security_advisories
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListRepositorySecurityAdvisoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_repository_security_advisories input")
 }
 
-// DecodeListRepositorySecurityAdvisoriesInput decodes the list_repository_security_advisories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListRepositorySecurityAdvisoriesInput decodes the
+// list_repository_security_advisories input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListRepositorySecurityAdvisoriesInput(data []byte) (v ListRepositorySecurityAdvisoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_repository_security_advisories input")
 	return v, err
 }
 
-// ListRepositorySecurityAdvisoriesInputDirection is the schema at /properties/direction of the "list_repository_security_advisories" tool's input schema.
-//
-// Sort direction.
-type ListRepositorySecurityAdvisoriesInputDirection string
+// ListRepositorySecurityAdvisoriesInputDirection is the schema at
+// /properties/direction of the "list_repository_security_advisories" tool's
+// input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type ListRepositorySecurityAdvisoriesInputDirection = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of ListRepositorySecurityAdvisoriesInputDirection.
 const (
-	ListRepositorySecurityAdvisoriesInputDirectionAsc  ListRepositorySecurityAdvisoriesInputDirection = "asc"
-	ListRepositorySecurityAdvisoriesInputDirectionDesc ListRepositorySecurityAdvisoriesInputDirection = "desc"
+	ListRepositorySecurityAdvisoriesInputDirectionAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	ListRepositorySecurityAdvisoriesInputDirectionDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListRepositorySecurityAdvisoriesInputDirection) Valid() bool {
-	switch e {
-	case ListRepositorySecurityAdvisoriesInputDirectionAsc, ListRepositorySecurityAdvisoriesInputDirectionDesc:
-		return true
-	}
-	return false
-}
-
-func (e ListRepositorySecurityAdvisoriesInputDirection) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// ListRepositorySecurityAdvisoriesInputSort is the schema at /properties/sort of the "list_repository_security_advisories" tool's input schema.
-//
-// Sort field.
-type ListRepositorySecurityAdvisoriesInputSort string
+// ListRepositorySecurityAdvisoriesInputSort is the schema at /properties/sort
+// of the "list_repository_security_advisories" tool's input schema: the same
+// type as ListOrgRepositorySecurityAdvisoriesInputSort, which declares it.
+type ListRepositorySecurityAdvisoriesInputSort = ListOrgRepositorySecurityAdvisoriesInputSort
 
 // Values of ListRepositorySecurityAdvisoriesInputSort.
 const (
-	ListRepositorySecurityAdvisoriesInputSortCreated   ListRepositorySecurityAdvisoriesInputSort = "created"
-	ListRepositorySecurityAdvisoriesInputSortUpdated   ListRepositorySecurityAdvisoriesInputSort = "updated"
-	ListRepositorySecurityAdvisoriesInputSortPublished ListRepositorySecurityAdvisoriesInputSort = "published"
+	ListRepositorySecurityAdvisoriesInputSortCreated   = ListOrgRepositorySecurityAdvisoriesInputSortCreated
+	ListRepositorySecurityAdvisoriesInputSortUpdated   = ListOrgRepositorySecurityAdvisoriesInputSortUpdated
+	ListRepositorySecurityAdvisoriesInputSortPublished = ListOrgRepositorySecurityAdvisoriesInputSortPublished
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListRepositorySecurityAdvisoriesInputSort) Valid() bool {
-	switch e {
-	case ListRepositorySecurityAdvisoriesInputSortCreated, ListRepositorySecurityAdvisoriesInputSortUpdated, ListRepositorySecurityAdvisoriesInputSortPublished:
-		return true
-	}
-	return false
-}
-
-func (e ListRepositorySecurityAdvisoriesInputSort) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"created\", \"updated\", \"published\"")
-	}
-}
-
-// ListRepositorySecurityAdvisoriesInputState is the schema at /properties/state of the "list_repository_security_advisories" tool's input schema.
-//
-// Filter by advisory state.
-type ListRepositorySecurityAdvisoriesInputState string
+// ListRepositorySecurityAdvisoriesInputState is the schema at /properties/state
+// of the "list_repository_security_advisories" tool's input schema: the same
+// type as ListOrgRepositorySecurityAdvisoriesInputState, which declares it.
+type ListRepositorySecurityAdvisoriesInputState = ListOrgRepositorySecurityAdvisoriesInputState
 
 // Values of ListRepositorySecurityAdvisoriesInputState.
 const (
-	ListRepositorySecurityAdvisoriesInputStateTriage    ListRepositorySecurityAdvisoriesInputState = "triage"
-	ListRepositorySecurityAdvisoriesInputStateDraft     ListRepositorySecurityAdvisoriesInputState = "draft"
-	ListRepositorySecurityAdvisoriesInputStatePublished ListRepositorySecurityAdvisoriesInputState = "published"
-	ListRepositorySecurityAdvisoriesInputStateClosed    ListRepositorySecurityAdvisoriesInputState = "closed"
+	ListRepositorySecurityAdvisoriesInputStateTriage    = ListOrgRepositorySecurityAdvisoriesInputStateTriage
+	ListRepositorySecurityAdvisoriesInputStateDraft     = ListOrgRepositorySecurityAdvisoriesInputStateDraft
+	ListRepositorySecurityAdvisoriesInputStatePublished = ListOrgRepositorySecurityAdvisoriesInputStatePublished
+	ListRepositorySecurityAdvisoriesInputStateClosed    = ListOrgRepositorySecurityAdvisoriesInputStateClosed
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListRepositorySecurityAdvisoriesInputState) Valid() bool {
-	switch e {
-	case ListRepositorySecurityAdvisoriesInputStateTriage, ListRepositorySecurityAdvisoriesInputStateDraft, ListRepositorySecurityAdvisoriesInputStatePublished, ListRepositorySecurityAdvisoriesInputStateClosed:
-		return true
-	}
-	return false
-}
-
-func (e ListRepositorySecurityAdvisoriesInputState) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"triage\", \"draft\", \"published\", \"closed\"")
-	}
-}
-
-// ListSecretScanningAlertsInput is the input (arguments) of the "list_secret_scanning_alerts" tool.
+// ListSecretScanningAlertsInput is the input (arguments) of the
+// "list_secret_scanning_alerts" tool.
 //
 // The tool's description:
 //
-//	List secret scanning alerts in a GitHub repository.
+// List secret scanning alerts in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListSecretScanningAlertsInput struct {
 	// The owner of the repository.
 	Owner string `json:"owner"`
@@ -13728,7 +13877,9 @@ type ListSecretScanningAlertsInput struct {
 	// Filter by resolution
 	Resolution *ListSecretScanningAlertsInputResolution `json:"resolution,omitempty"`
 
-	// A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
+	// A comma-separated list of secret types to return. All default secret
+	// patterns are returned. To return generic patterns, pass the token name(s)
+	// in the parameter.
 	SecretType *string `json:"secret_type,omitempty"`
 
 	// Filter by state
@@ -13746,7 +13897,8 @@ func (v *ListSecretScanningAlertsInput) UnmarshalJSON(data []byte) error {
 	return codecListSecretScanningAlertsInput.Decode(data, v)
 }
 
-// codecListSecretScanningAlertsInput is ListSecretScanningAlertsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListSecretScanningAlertsInput is ListSecretScanningAlertsInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecListSecretScanningAlertsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -13779,24 +13931,27 @@ func (v *ListSecretScanningAlertsInput) validate(ptr string, vs *mcpimpl.Violati
 	}
 }
 
-// Validate reports every violation of the list_secret_scanning_alerts input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_secret_scanning_alerts input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListSecretScanningAlertsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_secret_scanning_alerts input")
 }
 
-// DecodeListSecretScanningAlertsInput decodes the list_secret_scanning_alerts input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListSecretScanningAlertsInput decodes the list_secret_scanning_alerts
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListSecretScanningAlertsInput(data []byte) (v ListSecretScanningAlertsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_secret_scanning_alerts input")
 	return v, err
 }
 
-// ListSecretScanningAlertsInputResolution is the schema at /properties/resolution of the "list_secret_scanning_alerts" tool's input schema.
+// ListSecretScanningAlertsInputResolution is the schema at
+// /properties/resolution of the "list_secret_scanning_alerts" tool's input
+// schema.
 //
 // Filter by resolution
 type ListSecretScanningAlertsInputResolution string
@@ -13826,7 +13981,8 @@ func (e ListSecretScanningAlertsInputResolution) validate(ptr string, vs *mcpimp
 	}
 }
 
-// ListSecretScanningAlertsInputState is the schema at /properties/state of the "list_secret_scanning_alerts" tool's input schema.
+// ListSecretScanningAlertsInputState is the schema at /properties/state of the
+// "list_secret_scanning_alerts" tool's input schema.
 //
 // Filter by state
 type ListSecretScanningAlertsInputState string
@@ -13852,14 +14008,14 @@ func (e ListSecretScanningAlertsInputState) validate(ptr string, vs *mcpimpl.Vio
 	}
 }
 
-// ListStarredRepositoriesInput is the input (arguments) of the "list_starred_repositories" tool.
+// ListStarredRepositoriesInput is the input (arguments) of the
+// "list_starred_repositories" tool.
 //
 // The tool's description:
 //
-//	List starred repositories
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List starred repositories
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListStarredRepositoriesInput struct {
 	// The direction to sort the results by.
 	Direction *ListStarredRepositoriesInputDirection `json:"direction,omitempty"`
@@ -13870,10 +14026,12 @@ type ListStarredRepositoriesInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
+	// How to sort the results. Can be either 'created' (when the repository was
+	// starred) or 'updated' (when the repository was last pushed to).
 	Sort *ListStarredRepositoriesInputSort `json:"sort,omitempty"`
 
-	// Username to list starred repositories for. Defaults to the authenticated user.
+	// Username to list starred repositories for. Defaults to the authenticated
+	// user.
 	Username *string `json:"username,omitempty"`
 }
 
@@ -13888,7 +14046,8 @@ func (v *ListStarredRepositoriesInput) UnmarshalJSON(data []byte) error {
 	return codecListStarredRepositoriesInput.Decode(data, v)
 }
 
-// codecListStarredRepositoriesInput is ListStarredRepositoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListStarredRepositoriesInput is ListStarredRepositoriesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListStarredRepositoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "direction", Presence: mcpimpl.OmitNil},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -13919,52 +14078,40 @@ func (v *ListStarredRepositoriesInput) validate(ptr string, vs *mcpimpl.Violatio
 	}
 }
 
-// Validate reports every violation of the list_starred_repositories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_starred_repositories input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListStarredRepositoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_starred_repositories input")
 }
 
-// DecodeListStarredRepositoriesInput decodes the list_starred_repositories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListStarredRepositoriesInput decodes the list_starred_repositories
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeListStarredRepositoriesInput(data []byte) (v ListStarredRepositoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_starred_repositories input")
 	return v, err
 }
 
-// ListStarredRepositoriesInputDirection is the schema at /properties/direction of the "list_starred_repositories" tool's input schema.
-//
-// The direction to sort the results by.
-type ListStarredRepositoriesInputDirection string
+// ListStarredRepositoriesInputDirection is the schema at /properties/direction
+// of the "list_starred_repositories" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type ListStarredRepositoriesInputDirection = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of ListStarredRepositoriesInputDirection.
 const (
-	ListStarredRepositoriesInputDirectionAsc  ListStarredRepositoriesInputDirection = "asc"
-	ListStarredRepositoriesInputDirectionDesc ListStarredRepositoriesInputDirection = "desc"
+	ListStarredRepositoriesInputDirectionAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	ListStarredRepositoriesInputDirectionDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ListStarredRepositoriesInputDirection) Valid() bool {
-	switch e {
-	case ListStarredRepositoriesInputDirectionAsc, ListStarredRepositoriesInputDirectionDesc:
-		return true
-	}
-	return false
-}
-
-func (e ListStarredRepositoriesInputDirection) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// ListStarredRepositoriesInputSort is the schema at /properties/sort of the "list_starred_repositories" tool's input schema.
+// ListStarredRepositoriesInputSort is the schema at /properties/sort of the
+// "list_starred_repositories" tool's input schema.
 //
-// How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
+// How to sort the results. Can be either 'created' (when the repository was
+// starred) or 'updated' (when the repository was last pushed to).
 type ListStarredRepositoriesInputSort string
 
 // Values of ListStarredRepositoriesInputSort.
@@ -13992,10 +14139,9 @@ func (e ListStarredRepositoriesInputSort) validate(ptr string, vs *mcpimpl.Viola
 //
 // The tool's description:
 //
-//	List git tags in a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// List git tags in a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListTagsInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -14021,7 +14167,8 @@ func (v *ListTagsInput) UnmarshalJSON(data []byte) error {
 	return codecListTagsInput.Decode(data, v)
 }
 
-// codecListTagsInput is ListTagsInput's table for MarshalJSON and UnmarshalJSON.
+// codecListTagsInput is ListTagsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListTagsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -14045,8 +14192,8 @@ func (v *ListTagsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_tags input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_tags input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListTagsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -14054,24 +14201,27 @@ func (v *ListTagsInput) Validate() error {
 }
 
 // DecodeListTagsInput decodes the list_tags input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeListTagsInput(data []byte) (v ListTagsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_tags input")
 	return v, err
 }
 
-// ManageNotificationSubscriptionInput is the input (arguments) of the "manage_notification_subscription" tool.
+// ManageNotificationSubscriptionInput is the input (arguments) of the
+// "manage_notification_subscription" tool.
 //
 // The tool's description:
 //
-//	Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
+// Manage a notification subscription: ignore, watch, or delete a notification
+// thread subscription.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ManageNotificationSubscriptionInput struct {
-	// Action to perform: ignore, watch, or delete the notification subscription.
+	// Action to perform: ignore, watch, or delete the notification
+	// subscription.
 	Action ManageNotificationSubscriptionInputAction `json:"action"`
 
 	// The ID of the notification thread.
@@ -14089,7 +14239,9 @@ func (v *ManageNotificationSubscriptionInput) UnmarshalJSON(data []byte) error {
 	return codecManageNotificationSubscriptionInput.Decode(data, v)
 }
 
-// codecManageNotificationSubscriptionInput is ManageNotificationSubscriptionInput's table for MarshalJSON and UnmarshalJSON.
+// codecManageNotificationSubscriptionInput is
+// ManageNotificationSubscriptionInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecManageNotificationSubscriptionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "action", Required: true},
 	{Name: "notificationID", Required: true},
@@ -14099,24 +14251,26 @@ func (v *ManageNotificationSubscriptionInput) validate(ptr string, vs *mcpimpl.V
 	v.Action.validate(ptr+"/action", vs)
 }
 
-// Validate reports every violation of the manage_notification_subscription input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the manage_notification_subscription
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ManageNotificationSubscriptionInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("manage_notification_subscription input")
 }
 
-// DecodeManageNotificationSubscriptionInput decodes the manage_notification_subscription input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeManageNotificationSubscriptionInput decodes the
+// manage_notification_subscription input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeManageNotificationSubscriptionInput(data []byte) (v ManageNotificationSubscriptionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "manage_notification_subscription input")
 	return v, err
 }
 
-// ManageNotificationSubscriptionInputAction is the schema at /properties/action of the "manage_notification_subscription" tool's input schema.
+// ManageNotificationSubscriptionInputAction is the schema at /properties/action
+// of the "manage_notification_subscription" tool's input schema.
 //
 // Action to perform: ignore, watch, or delete the notification subscription.
 type ManageNotificationSubscriptionInputAction string
@@ -14143,16 +14297,19 @@ func (e ManageNotificationSubscriptionInputAction) validate(ptr string, vs *mcpi
 	}
 }
 
-// ManageRepositoryNotificationSubscriptionInput is the input (arguments) of the "manage_repository_notification_subscription" tool.
+// ManageRepositoryNotificationSubscriptionInput is the input (arguments) of the
+// "manage_repository_notification_subscription" tool.
 //
 // The tool's description:
 //
-//	Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
+// Manage a repository notification subscription: ignore, watch, or delete
+// repository notifications subscription for the provided repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ManageRepositoryNotificationSubscriptionInput struct {
-	// Action to perform: ignore, watch, or delete the repository notification subscription.
+	// Action to perform: ignore, watch, or delete the repository notification
+	// subscription.
 	Action ManageRepositoryNotificationSubscriptionInputAction `json:"action"`
 
 	// The account owner of the repository.
@@ -14173,7 +14330,9 @@ func (v *ManageRepositoryNotificationSubscriptionInput) UnmarshalJSON(data []byt
 	return codecManageRepositoryNotificationSubscriptionInput.Decode(data, v)
 }
 
-// codecManageRepositoryNotificationSubscriptionInput is ManageRepositoryNotificationSubscriptionInput's table for MarshalJSON and UnmarshalJSON.
+// codecManageRepositoryNotificationSubscriptionInput is
+// ManageRepositoryNotificationSubscriptionInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecManageRepositoryNotificationSubscriptionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "action", Required: true},
 	{Name: "owner", Required: true},
@@ -14184,7 +14343,8 @@ func (v *ManageRepositoryNotificationSubscriptionInput) validate(ptr string, vs 
 	v.Action.validate(ptr+"/action", vs)
 }
 
-// Validate reports every violation of the manage_repository_notification_subscription input schema's constraints as a
+// Validate reports every violation of the
+// manage_repository_notification_subscription input schema's constraints as a
 // *mcpruntime.ValidationError, or returns nil.
 func (v *ManageRepositoryNotificationSubscriptionInput) Validate() error {
 	var vs mcpimpl.Violations
@@ -14192,58 +14352,48 @@ func (v *ManageRepositoryNotificationSubscriptionInput) Validate() error {
 	return vs.Err("manage_repository_notification_subscription input")
 }
 
-// DecodeManageRepositoryNotificationSubscriptionInput decodes the manage_repository_notification_subscription input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeManageRepositoryNotificationSubscriptionInput decodes the
+// manage_repository_notification_subscription input strictly and validates it.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeManageRepositoryNotificationSubscriptionInput(data []byte) (v ManageRepositoryNotificationSubscriptionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "manage_repository_notification_subscription input")
 	return v, err
 }
 
-// ManageRepositoryNotificationSubscriptionInputAction is the schema at /properties/action of the "manage_repository_notification_subscription" tool's input schema.
-//
-// Action to perform: ignore, watch, or delete the repository notification subscription.
-type ManageRepositoryNotificationSubscriptionInputAction string
+// ManageRepositoryNotificationSubscriptionInputAction is the schema at
+// /properties/action of the "manage_repository_notification_subscription"
+// tool's input schema: the same type as
+// ManageNotificationSubscriptionInputAction, which declares it.
+type ManageRepositoryNotificationSubscriptionInputAction = ManageNotificationSubscriptionInputAction
 
 // Values of ManageRepositoryNotificationSubscriptionInputAction.
 const (
-	ManageRepositoryNotificationSubscriptionInputActionIgnore ManageRepositoryNotificationSubscriptionInputAction = "ignore"
-	ManageRepositoryNotificationSubscriptionInputActionWatch  ManageRepositoryNotificationSubscriptionInputAction = "watch"
-	ManageRepositoryNotificationSubscriptionInputActionDelete ManageRepositoryNotificationSubscriptionInputAction = "delete"
+	ManageRepositoryNotificationSubscriptionInputActionIgnore = ManageNotificationSubscriptionInputActionIgnore
+	ManageRepositoryNotificationSubscriptionInputActionWatch  = ManageNotificationSubscriptionInputActionWatch
+	ManageRepositoryNotificationSubscriptionInputActionDelete = ManageNotificationSubscriptionInputActionDelete
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ManageRepositoryNotificationSubscriptionInputAction) Valid() bool {
-	switch e {
-	case ManageRepositoryNotificationSubscriptionInputActionIgnore, ManageRepositoryNotificationSubscriptionInputActionWatch, ManageRepositoryNotificationSubscriptionInputActionDelete:
-		return true
-	}
-	return false
-}
-
-func (e ManageRepositoryNotificationSubscriptionInputAction) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"ignore\", \"watch\", \"delete\"")
-	}
-}
-
-// MarkAllNotificationsReadInput is the input (arguments) of the "mark_all_notifications_read" tool.
+// MarkAllNotificationsReadInput is the input (arguments) of the
+// "mark_all_notifications_read" tool.
 //
 // The tool's description:
 //
-//	Mark all notifications as read
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Mark all notifications as read
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type MarkAllNotificationsReadInput struct {
-	// Describes the last point that notifications were checked (optional). Default: Now
+	// Describes the last point that notifications were checked (optional).
+	// Default: Now
 	LastReadAt *string `json:"lastReadAt,omitempty"`
 
-	// Optional repository owner. If provided with repo, only notifications for this repository are marked as read.
+	// Optional repository owner. If provided with repo, only notifications for
+	// this repository are marked as read.
 	Owner *string `json:"owner,omitempty"`
 
-	// Optional repository name. If provided with owner, only notifications for this repository are marked as read.
+	// Optional repository name. If provided with owner, only notifications for
+	// this repository are marked as read.
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -14258,7 +14408,8 @@ func (v *MarkAllNotificationsReadInput) UnmarshalJSON(data []byte) error {
 	return codecMarkAllNotificationsReadInput.Decode(data, v)
 }
 
-// codecMarkAllNotificationsReadInput is MarkAllNotificationsReadInput's table for MarshalJSON and UnmarshalJSON.
+// codecMarkAllNotificationsReadInput is MarkAllNotificationsReadInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecMarkAllNotificationsReadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "lastReadAt", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Presence: mcpimpl.OmitNil},
@@ -14267,31 +14418,33 @@ var codecMarkAllNotificationsReadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *MarkAllNotificationsReadInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the mark_all_notifications_read input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the mark_all_notifications_read input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *MarkAllNotificationsReadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("mark_all_notifications_read input")
 }
 
-// DecodeMarkAllNotificationsReadInput decodes the mark_all_notifications_read input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeMarkAllNotificationsReadInput decodes the mark_all_notifications_read
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeMarkAllNotificationsReadInput(data []byte) (v MarkAllNotificationsReadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "mark_all_notifications_read input")
 	return v, err
 }
 
-// MergePullRequestInput is the input (arguments) of the "merge_pull_request" tool.
+// MergePullRequestInput is the input (arguments) of the "merge_pull_request"
+// tool.
 //
 // The tool's description:
 //
-//	Merge a pull request in a GitHub repository.
+// Merge a pull request in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type MergePullRequestInput struct {
 	// Extra detail for merge commit
 	CommitMessage *string `json:"commit_message,omitempty"`
@@ -14323,7 +14476,8 @@ func (v *MergePullRequestInput) UnmarshalJSON(data []byte) error {
 	return codecMergePullRequestInput.Decode(data, v)
 }
 
-// codecMergePullRequestInput is MergePullRequestInput's table for MarshalJSON and UnmarshalJSON.
+// codecMergePullRequestInput is MergePullRequestInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecMergePullRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "commit_message", Presence: mcpimpl.OmitNil},
 	{Name: "commit_title", Presence: mcpimpl.OmitNil},
@@ -14339,24 +14493,25 @@ func (v *MergePullRequestInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the merge_pull_request input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the merge_pull_request input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *MergePullRequestInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("merge_pull_request input")
 }
 
-// DecodeMergePullRequestInput decodes the merge_pull_request input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeMergePullRequestInput decodes the merge_pull_request input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeMergePullRequestInput(data []byte) (v MergePullRequestInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "merge_pull_request input")
 	return v, err
 }
 
-// MergePullRequestInputMergeMethod is the schema at /properties/merge_method of the "merge_pull_request" tool's input schema.
+// MergePullRequestInputMergeMethod is the schema at /properties/merge_method of
+// the "merge_pull_request" tool's input schema.
 //
 // Merge method
 type MergePullRequestInputMergeMethod string
@@ -14387,19 +14542,28 @@ func (e MergePullRequestInputMergeMethod) validate(ptr string, vs *mcpimpl.Viola
 //
 // The tool's description:
 //
-//	Get details about specific GitHub Projects resources.
-//	Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.
+// Get details about specific GitHub Projects resources.
+// Use this tool to get details about individual projects, project fields,
+// project items, and project views by their unique IDs.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ProjectsGetInput struct {
 	// The field's ID. Required for 'get_project_field' method.
 	FieldID *float64 `json:"field_id,omitempty"`
 
-	// Specific list of field names to include in the response when getting a project item (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.
+	// Specific list of field names to include in the response when getting a
+	// project item (e.g. ["Status", "Priority"]). Resolved server-side to field
+	// IDs — pass this instead of 'fields' when you only know the human-readable
+	// names. Mutually exclusive with 'fields' — provide one, not both. Only
+	// used for 'get_project_item' method.
 	FieldNames []string `json:"field_names,omitempty"`
 
-	// Specific list of field IDs to include in the response when getting a project item (e.g. ["102589", "985201", "169875"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.
+	// Specific list of field IDs to include in the response when getting a
+	// project item (e.g. ["102589", "985201", "169875"]). If neither 'fields'
+	// nor 'field_names' is provided, only the title field is included. Mutually
+	// exclusive with 'field_names' — provide one, not both. Only used for
+	// 'get_project_item' method.
 	Fields []string `json:"fields,omitempty"`
 
 	// The item's ID. Required for 'get_project_item' method.
@@ -14411,13 +14575,15 @@ type ProjectsGetInput struct {
 	// The owner (user or organization login). The name is not case sensitive.
 	Owner *string `json:"owner,omitempty"`
 
-	// Owner type (user or org). If not provided, will be automatically detected.
+	// Owner type (user or org). If not provided, will be automatically
+	// detected.
 	OwnerType *ProjectsGetInputOwnerType `json:"owner_type,omitempty"`
 
 	// The project's number.
 	ProjectNumber *float64 `json:"project_number,omitempty"`
 
-	// The node ID of the project status update. Required for 'get_project_status_update' method.
+	// The node ID of the project status update. Required for
+	// 'get_project_status_update' method.
 	StatusUpdateID *string `json:"status_update_id,omitempty"`
 
 	// The node ID of the project view. Required for 'get_project_view' method.
@@ -14435,7 +14601,8 @@ func (v *ProjectsGetInput) UnmarshalJSON(data []byte) error {
 	return codecProjectsGetInput.Decode(data, v)
 }
 
-// codecProjectsGetInput is ProjectsGetInput's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsGetInput is ProjectsGetInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecProjectsGetInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "field_id", Presence: mcpimpl.OmitNil},
 	{Name: "field_names", Presence: mcpimpl.OmitNil},
@@ -14456,24 +14623,25 @@ func (v *ProjectsGetInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the projects_get input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the projects_get input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ProjectsGetInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("projects_get input")
 }
 
-// DecodeProjectsGetInput decodes the projects_get input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeProjectsGetInput decodes the projects_get input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeProjectsGetInput(data []byte) (v ProjectsGetInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "projects_get input")
 	return v, err
 }
 
-// ProjectsGetInputMethod is the schema at /properties/method of the "projects_get" tool's input schema.
+// ProjectsGetInputMethod is the schema at /properties/method of the
+// "projects_get" tool's input schema.
 //
 // The method to execute
 type ProjectsGetInputMethod string
@@ -14502,7 +14670,8 @@ func (e ProjectsGetInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ProjectsGetInputOwnerType is the schema at /properties/owner_type of the "projects_get" tool's input schema.
+// ProjectsGetInputOwnerType is the schema at /properties/owner_type of the
+// "projects_get" tool's input schema.
 //
 // Owner type (user or org). If not provided, will be automatically detected.
 type ProjectsGetInputOwnerType string
@@ -14532,11 +14701,12 @@ func (e ProjectsGetInputOwnerType) validate(ptr string, vs *mcpimpl.Violations) 
 //
 // The tool's description:
 //
-//	Tools for listing GitHub Projects resources.
-//	Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.
+// Tools for listing GitHub Projects resources.
+// Use this tool to list projects for a user or organization, or list project
+// fields, items, views, and status updates for a specific project.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ProjectsListInput struct {
 	// Forward pagination cursor from previous pageInfo.nextCursor.
 	After *string `json:"after,omitempty"`
@@ -14544,10 +14714,18 @@ type ProjectsListInput struct {
 	// Backward pagination cursor from previous pageInfo.prevCursor (rare).
 	Before *string `json:"before,omitempty"`
 
-	// Field names to include when listing project items (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.
+	// Field names to include when listing project items (e.g. ["Status",
+	// "Priority"]). Resolved server-side to field IDs — pass this instead of
+	// 'fields' when you only know the human-readable names. Names that fail to
+	// resolve return a structured error. Mutually exclusive with 'fields' —
+	// provide one, not both. Only used for 'list_project_items' method.
 	FieldNames []string `json:"field_names,omitempty"`
 
-	// Field IDs to include when listing project items (e.g. ["102589", "985201"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.
+	// Field IDs to include when listing project items (e.g. ["102589",
+	// "985201"]). CRITICAL: Always provide to get field values. Without this
+	// (and without 'field_names'), only titles returned. Mutually exclusive
+	// with 'field_names' — provide one, not both. Only used for
+	// 'list_project_items' method.
 	Fields []string `json:"fields,omitempty"`
 
 	// The action to perform
@@ -14562,10 +14740,14 @@ type ProjectsListInput struct {
 	// Results per page (max 50)
 	PerPage *float64 `json:"per_page,omitempty"`
 
-	// The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.
+	// The project's number. Required for 'list_project_fields',
+	// 'list_project_items', 'list_project_views', and
+	// 'list_project_status_updates' methods.
 	ProjectNumber *float64 `json:"project_number,omitempty"`
 
-	// Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
+	// Filter/query string. For list_projects: filter by title text and state
+	// (e.g. "roadmap is:open"). For list_project_items: advanced filtering
+	// using GitHub's project filtering syntax.
 	Query *string `json:"query,omitempty"`
 }
 
@@ -14580,7 +14762,8 @@ func (v *ProjectsListInput) UnmarshalJSON(data []byte) error {
 	return codecProjectsListInput.Decode(data, v)
 }
 
-// codecProjectsListInput is ProjectsListInput's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsListInput is ProjectsListInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecProjectsListInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "before", Presence: mcpimpl.OmitNil},
@@ -14601,24 +14784,25 @@ func (v *ProjectsListInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the projects_list input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the projects_list input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ProjectsListInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("projects_list input")
 }
 
-// DecodeProjectsListInput decodes the projects_list input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeProjectsListInput decodes the projects_list input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeProjectsListInput(data []byte) (v ProjectsListInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "projects_list input")
 	return v, err
 }
 
-// ProjectsListInputMethod is the schema at /properties/method of the "projects_list" tool's input schema.
+// ProjectsListInputMethod is the schema at /properties/method of the
+// "projects_list" tool's input schema.
 //
 // The action to perform
 type ProjectsListInputMethod string
@@ -14647,72 +14831,80 @@ func (e ProjectsListInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ProjectsListInputOwnerType is the schema at /properties/owner_type of the "projects_list" tool's input schema.
-//
-// Owner type (user or org). If not provided, will automatically try both.
-type ProjectsListInputOwnerType string
+// ProjectsListInputOwnerType is the schema at /properties/owner_type of the
+// "projects_list" tool's input schema: the same type as
+// ProjectsGetInputOwnerType, which declares it.
+type ProjectsListInputOwnerType = ProjectsGetInputOwnerType
 
 // Values of ProjectsListInputOwnerType.
 const (
-	ProjectsListInputOwnerTypeUser ProjectsListInputOwnerType = "user"
-	ProjectsListInputOwnerTypeOrg  ProjectsListInputOwnerType = "org"
+	ProjectsListInputOwnerTypeUser = ProjectsGetInputOwnerTypeUser
+	ProjectsListInputOwnerTypeOrg  = ProjectsGetInputOwnerTypeOrg
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e ProjectsListInputOwnerType) Valid() bool {
-	switch e {
-	case ProjectsListInputOwnerTypeUser, ProjectsListInputOwnerTypeOrg:
-		return true
-	}
-	return false
-}
-
-func (e ProjectsListInputOwnerType) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"user\", \"org\"")
-	}
-}
 
 // ProjectsWriteInput is the input (arguments) of the "projects_write" tool.
 //
 // The tool's description:
 //
-//	Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
+// Create and manage GitHub Projects: create projects, add/update/delete items,
+// bulk-update many items at once, manage views, create status updates, and add
+// iteration fields.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ProjectsWriteInput struct {
-	// The body of the status update (markdown). Used for 'create_project_status_update' method.
+	// The body of the status update (markdown). Used for
+	// 'create_project_status_update' method.
 	Body *string `json:"body,omitempty"`
 
-	// The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.
+	// The name of the iteration field (e.g. 'Sprint'). Required for
+	// 'create_iteration_field' method.
 	FieldName *string `json:"field_name,omitempty"`
 
-	// Saved view filter; omit on update to preserve it, or pass null to clear it.
+	// Saved view filter; omit on update to preserve it, or pass null to clear
+	// it.
 	Filter mcpruntime.Nullable[string] `json:"filter,omitzero"`
 
-	// The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).
+	// The issue number. Required for 'add_project_item' when item_type is
+	// 'issue'. Also accepted by 'update_project_item' to resolve the item by
+	// issue number (combine with item_owner and item_repo).
 	IssueNumber *float64 `json:"issue_number,omitempty"`
 
-	// The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.
+	// The project item ID. Required for 'delete_project_item'. For
+	// 'update_project_item', provide either item_id, or (item_owner + item_repo +
+	// issue_number) to resolve the item by issue.
 	ItemID *float64 `json:"item_id,omitempty"`
 
-	// The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
+	// The owner (user or organization) of the repository containing the issue
+	// or pull request. Required for 'add_project_item' method. Also accepted by
+	// 'update_project_item' when resolving the item by issue number.
 	ItemOwner *string `json:"item_owner,omitempty"`
 
-	// The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
+	// The name of the repository containing the issue or pull request. Required
+	// for 'add_project_item' method. Also accepted by 'update_project_item'
+	// when resolving the item by issue number.
 	ItemRepo *string `json:"item_repo,omitempty"`
 
-	// The item's type, either issue or pull_request. Required for 'add_project_item' method.
+	// The item's type, either issue or pull_request. Required for
+	// 'add_project_item' method.
 	ItemType *ProjectsWriteInputItemType `json:"item_type,omitempty"`
 
-	// The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
+	// The items to update with the top-level 'updated_field'. Required for
+	// 'update_project_items'; prefer it over calling 'update_project_item' in a
+	// loop. Each entry must match exactly one reference variant: 'node_id',
+	// numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit:
+	// 50 items per call.
 	Items []ProjectsWriteInputItemsItem `json:"items,omitempty"`
 
-	// Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
+	// Duration in days for iterations of the field (e.g. 7 for weekly, 14 for
+	// bi-weekly). Required for 'create_iteration_field' method.
 	IterationDuration *float64 `json:"iteration_duration,omitempty"`
 
-	// Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
+	// Custom iterations for 'create_iteration_field' method. Only set this when
+	// you need iterations with varying durations, breaks between them, or
+	// specific titles. Otherwise omit it: GitHub auto-creates three iterations
+	// of 'iteration_duration' days starting on 'start_date', which is the right
+	// choice for most cases.
 	Iterations []ProjectsWriteInputIterationsItem `json:"iterations,omitempty"`
 
 	// View layout; required when creating a view.
@@ -14724,40 +14916,57 @@ type ProjectsWriteInput struct {
 	// View name; required when creating a view.
 	Name *string `json:"name,omitempty"`
 
-	// The project owner (user or organization login). The name is not case sensitive.
+	// The project owner (user or organization login). The name is not case
+	// sensitive.
 	Owner string `json:"owner"`
 
-	// Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
+	// Owner type (user or org). Required for 'create_project' method. If not
+	// provided for other methods, will be automatically detected.
 	OwnerType *ProjectsWriteInputOwnerType `json:"owner_type,omitempty"`
 
 	// The project's number. Required for all methods except 'create_project'.
 	ProjectNumber *float64 `json:"project_number,omitempty"`
 
-	// The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
+	// The pull request number (use when item_type is 'pull_request' for
+	// 'add_project_item' method). Provide either issue_number or
+	// pull_request_number.
 	PullRequestNumber *float64 `json:"pull_request_number,omitempty"`
 
-	// Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.
+	// Start date in YYYY-MM-DD format. Used for 'create_project_status_update'
+	// and 'create_iteration_field' methods.
 	StartDate *string `json:"start_date,omitempty"`
 
-	// The status of the project. Used for 'create_project_status_update' method.
+	// The status of the project. Used for 'create_project_status_update'
+	// method.
 	Status *ProjectsWriteInputStatus `json:"status,omitempty"`
 
-	// The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.
+	// The target date of the status update in YYYY-MM-DD format. Used for
+	// 'create_project_status_update' method.
 	TargetDate *string `json:"target_date,omitempty"`
 
 	// The project title. Required for 'create_project' method.
 	Title *string `json:"title,omitempty"`
 
-	// The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
+	// The field/value to apply, using {"id": 123, "value": ...} or {"name":
+	// "Status", "value": ...}; null clears the field. Required for
+	// 'update_project_item' and 'update_project_items', where one top-level
+	// field/value applies to every item in a batch. For 'update_project_item'
+	// SINGLE_SELECT fields, the name form accepts option names; the ID form
+	// expects an option ID.
 	UpdatedField *ProjectsWriteInputUpdatedField `json:"updated_field,omitempty"`
 
-	// Project view node ID for update or delete; must belong to owner/project_number.
+	// Project view node ID for update or delete; must belong to
+	// owner/project_number.
 	ViewID *string `json:"view_id,omitempty"`
 
-	// Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].
+	// Ordered project field names to show on create or replace on update; omit
+	// on update to preserve, or pass [] to reset. Mutually exclusive with
+	// visible_fields. Roadmap accepts only [].
 	VisibleFieldNames []string `json:"visible_field_names,omitempty"`
 
-	// Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
+	// Ordered project field database IDs to show on create or replace on
+	// update; omit on update to preserve, or pass [] to reset. Mutually
+	// exclusive with visible_field_names. Roadmap accepts only [].
 	VisibleFields []string `json:"visible_fields,omitempty"`
 }
 
@@ -14772,7 +14981,8 @@ func (v *ProjectsWriteInput) UnmarshalJSON(data []byte) error {
 	return codecProjectsWriteInput.Decode(data, v)
 }
 
-// codecProjectsWriteInput is ProjectsWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsWriteInput is ProjectsWriteInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecProjectsWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "field_name", Presence: mcpimpl.OmitNil},
@@ -14835,26 +15045,28 @@ func (v *ProjectsWriteInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the projects_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the projects_write input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ProjectsWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("projects_write input")
 }
 
-// DecodeProjectsWriteInput decodes the projects_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeProjectsWriteInput decodes the projects_write input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeProjectsWriteInput(data []byte) (v ProjectsWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "projects_write input")
 	return v, err
 }
 
-// ProjectsWriteInputItemType is the schema at /properties/item_type of the "projects_write" tool's input schema.
+// ProjectsWriteInputItemType is the schema at /properties/item_type of the
+// "projects_write" tool's input schema.
 //
-// The item's type, either issue or pull_request. Required for 'add_project_item' method.
+// The item's type, either issue or pull_request. Required for
+// 'add_project_item' method.
 type ProjectsWriteInputItemType string
 
 // Values of ProjectsWriteInputItemType.
@@ -14878,37 +15090,41 @@ func (e ProjectsWriteInputItemType) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// ProjectsWriteInputItemsItem is the schema at /properties/items/items of the "projects_write" tool's input schema.
+// ProjectsWriteInputItemsItem is the schema at /properties/items/items of the
+// "projects_write" tool's input schema.
 //
-// It is one of NodeID, ItemID, ItemOwner, told apart by the JSON type and, for objects, by a required member unique to each variant. Exactly one is set: build one with ProjectsWriteInputItemsItemOfNodeID and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of NodeID, ItemID, ItemOwner, told apart by the JSON type and, for
+// objects, by a required member unique to each variant. Exactly one is set:
+// build one with ProjectsWriteInputItemsItemOfNodeID and the other
+// constructors, read it with the As methods. The zero value has none set and is
+// invalid.
 type ProjectsWriteInputItemsItem struct {
 	vNodeID    *ProjectsWriteInputItemsItemNodeID
-	vItemID    *ProjectsWriteInputItemsItemItemID
-	vItemOwner *ProjectsWriteInputItemsItemItemOwner
+	vItemID    *ProjectsWriteInputItemsItemID
+	vItemOwner *ProjectsWriteInputItemsItemOwner
 }
 
-// ProjectsWriteInputItemsItemOfNodeID returns the value whose NodeID variant is v.
+// ProjectsWriteInputItemsItemOfNodeID returns the value whose NodeID variant is
+// v.
 func ProjectsWriteInputItemsItemOfNodeID(v ProjectsWriteInputItemsItemNodeID) ProjectsWriteInputItemsItem {
 	return ProjectsWriteInputItemsItem{vNodeID: &v}
 }
 
-// ProjectsWriteInputItemsItemOfItemID returns the value whose ItemID variant is v.
-func ProjectsWriteInputItemsItemOfItemID(v ProjectsWriteInputItemsItemItemID) ProjectsWriteInputItemsItem {
+// ProjectsWriteInputItemsItemOfItemID returns the value whose ItemID variant is
+// v.
+func ProjectsWriteInputItemsItemOfItemID(v ProjectsWriteInputItemsItemID) ProjectsWriteInputItemsItem {
 	return ProjectsWriteInputItemsItem{vItemID: &v}
 }
 
-// ProjectsWriteInputItemsItemOfItemOwner returns the value whose ItemOwner variant is v.
-func ProjectsWriteInputItemsItemOfItemOwner(v ProjectsWriteInputItemsItemItemOwner) ProjectsWriteInputItemsItem {
+// ProjectsWriteInputItemsItemOfItemOwner returns the value whose ItemOwner
+// variant is v.
+func ProjectsWriteInputItemsItemOfItemOwner(v ProjectsWriteInputItemsItemOwner) ProjectsWriteInputItemsItem {
 	return ProjectsWriteInputItemsItem{vItemOwner: &v}
 }
 
 // AsNodeID returns the NodeID variant and whether it is the one set.
 func (u ProjectsWriteInputItemsItem) AsNodeID() (ProjectsWriteInputItemsItemNodeID, bool) {
-	if u.vNodeID == nil {
-		var zero ProjectsWriteInputItemsItemNodeID
-		return zero, false
-	}
-	return *u.vNodeID, true
+	return mcpimpl.As(u.vNodeID)
 }
 
 // SetNodeID makes v the value, replacing any other variant.
@@ -14917,86 +15133,43 @@ func (u *ProjectsWriteInputItemsItem) SetNodeID(v ProjectsWriteInputItemsItemNod
 }
 
 // AsItemID returns the ItemID variant and whether it is the one set.
-func (u ProjectsWriteInputItemsItem) AsItemID() (ProjectsWriteInputItemsItemItemID, bool) {
-	if u.vItemID == nil {
-		var zero ProjectsWriteInputItemsItemItemID
-		return zero, false
-	}
-	return *u.vItemID, true
+func (u ProjectsWriteInputItemsItem) AsItemID() (ProjectsWriteInputItemsItemID, bool) {
+	return mcpimpl.As(u.vItemID)
 }
 
 // SetItemID makes v the value, replacing any other variant.
-func (u *ProjectsWriteInputItemsItem) SetItemID(v ProjectsWriteInputItemsItemItemID) {
+func (u *ProjectsWriteInputItemsItem) SetItemID(v ProjectsWriteInputItemsItemID) {
 	*u = ProjectsWriteInputItemsItem{vItemID: &v}
 }
 
 // AsItemOwner returns the ItemOwner variant and whether it is the one set.
-func (u ProjectsWriteInputItemsItem) AsItemOwner() (ProjectsWriteInputItemsItemItemOwner, bool) {
-	if u.vItemOwner == nil {
-		var zero ProjectsWriteInputItemsItemItemOwner
-		return zero, false
-	}
-	return *u.vItemOwner, true
+func (u ProjectsWriteInputItemsItem) AsItemOwner() (ProjectsWriteInputItemsItemOwner, bool) {
+	return mcpimpl.As(u.vItemOwner)
 }
 
 // SetItemOwner makes v the value, replacing any other variant.
-func (u *ProjectsWriteInputItemsItem) SetItemOwner(v ProjectsWriteInputItemsItemItemOwner) {
+func (u *ProjectsWriteInputItemsItem) SetItemOwner(v ProjectsWriteInputItemsItemOwner) {
 	*u = ProjectsWriteInputItemsItem{vItemOwner: &v}
 }
 
 // MarshalJSON encodes the variant that is set.
 func (u ProjectsWriteInputItemsItem) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vNodeID != nil:
-		return json.Marshal(u.vNodeID)
-	case u.vItemID != nil:
-		return json.Marshal(u.vItemID)
-	case u.vItemOwner != nil:
-		return json.Marshal(u.vItemOwner)
-	}
-	return nil, errors.New("ProjectsWriteInputItemsItem: no variant is set")
+	return codecProjectsWriteInputItemsItem.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *ProjectsWriteInputItemsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out ProjectsWriteInputItemsItem
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		present := 0
-		if mcpimpl.HasMember(data, "node_id") {
-			present++
-		}
-		if mcpimpl.HasMember(data, "item_id") {
-			present++
-		}
-		if mcpimpl.HasMember(data, "item_owner") {
-			present++
-		}
-		if present > 1 {
-			vs.Add("", "matches no variant: has more than one of the members \"node_id\", \"item_id\", \"item_owner\"")
-			break
-		}
-		switch {
-		case mcpimpl.HasMember(data, "node_id"):
-			out.vNodeID = new(ProjectsWriteInputItemsItemNodeID)
-			mcpimpl.DecodeInner[ProjectsWriteInputItemsItemNodeID](data, out.vNodeID, "", &vs)
-		case mcpimpl.HasMember(data, "item_id"):
-			out.vItemID = new(ProjectsWriteInputItemsItemItemID)
-			mcpimpl.DecodeInner[ProjectsWriteInputItemsItemItemID](data, out.vItemID, "", &vs)
-		case mcpimpl.HasMember(data, "item_owner"):
-			out.vItemOwner = new(ProjectsWriteInputItemsItemItemOwner)
-			mcpimpl.DecodeInner[ProjectsWriteInputItemsItemItemOwner](data, out.vItemOwner, "", &vs)
-		default:
-			vs.Add("", "matches no variant: expected one of the members \"node_id\", \"item_id\", \"item_owner\"")
-		}
-	default:
-		vs.Add("", "expected object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecProjectsWriteInputItemsItem.Decode(data, u)
 }
+
+// codecProjectsWriteInputItemsItem is ProjectsWriteInputItemsItem's table for
+// MarshalJSON and UnmarshalJSON.
+var codecProjectsWriteInputItemsItem = mcpimpl.Union{Name: "ProjectsWriteInputItemsItem", OneOf: true, Exclusive: true, Variants: []mcpimpl.Variant{
+	{Name: "NodeID", Kind: "object", Member: "node_id"},
+	{Name: "ItemID", Kind: "object", Member: "item_id"},
+	{Name: "ItemOwner", Kind: "object", Member: "item_owner"},
+}}
 
 func (u *ProjectsWriteInputItemsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -15011,11 +15184,13 @@ func (u *ProjectsWriteInputItemsItem) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// ProjectsWriteInputItemsItemNodeID is the schema at /properties/items/items/oneOf/0 of the "projects_write" tool's input schema.
+// ProjectsWriteInputItemsItemNodeID is the schema at
+// /properties/items/items/oneOf/0 of the "projects_write" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
 type ProjectsWriteInputItemsItemNodeID struct {
-	// The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
+	// The project item's GraphQL node ID, as returned by 'list_project_items'
+	// or 'add_project_item'.
 	NodeID string `json:"node_id"`
 }
 
@@ -15031,44 +15206,48 @@ func (v *ProjectsWriteInputItemsItemNodeID) UnmarshalJSON(data []byte) error {
 	return codecProjectsWriteInputItemsItemNodeID.Decode(data, v)
 }
 
-// codecProjectsWriteInputItemsItemNodeID is ProjectsWriteInputItemsItemNodeID's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsWriteInputItemsItemNodeID is ProjectsWriteInputItemsItemNodeID's
+// table for MarshalJSON and UnmarshalJSON.
 var codecProjectsWriteInputItemsItemNodeID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "node_id", Required: true},
 }}
 
 func (v *ProjectsWriteInputItemsItemNodeID) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ProjectsWriteInputItemsItemItemID is the schema at /properties/items/items/oneOf/1 of the "projects_write" tool's input schema.
+// ProjectsWriteInputItemsItemID is the schema at
+// /properties/items/items/oneOf/1 of the "projects_write" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
-type ProjectsWriteInputItemsItemItemID struct {
+type ProjectsWriteInputItemsItemID struct {
 	// The numeric project item ID.
 	ItemID int64 `json:"item_id"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v ProjectsWriteInputItemsItemItemID) MarshalJSON() ([]byte, error) {
-	return codecProjectsWriteInputItemsItemItemID.Encode(&v)
+func (v ProjectsWriteInputItemsItemID) MarshalJSON() ([]byte, error) {
+	return codecProjectsWriteInputItemsItemID.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *ProjectsWriteInputItemsItemItemID) UnmarshalJSON(data []byte) error {
-	return codecProjectsWriteInputItemsItemItemID.Decode(data, v)
+func (v *ProjectsWriteInputItemsItemID) UnmarshalJSON(data []byte) error {
+	return codecProjectsWriteInputItemsItemID.Decode(data, v)
 }
 
-// codecProjectsWriteInputItemsItemItemID is ProjectsWriteInputItemsItemItemID's table for MarshalJSON and UnmarshalJSON.
-var codecProjectsWriteInputItemsItemItemID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecProjectsWriteInputItemsItemID is ProjectsWriteInputItemsItemID's table
+// for MarshalJSON and UnmarshalJSON.
+var codecProjectsWriteInputItemsItemID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "item_id", Required: true},
 }}
 
-func (v *ProjectsWriteInputItemsItemItemID) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *ProjectsWriteInputItemsItemID) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ProjectsWriteInputItemsItemItemOwner is the schema at /properties/items/items/oneOf/2 of the "projects_write" tool's input schema.
+// ProjectsWriteInputItemsItemOwner is the schema at
+// /properties/items/items/oneOf/2 of the "projects_write" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
-type ProjectsWriteInputItemsItemItemOwner struct {
+type ProjectsWriteInputItemsItemOwner struct {
 	// Issue number used to resolve the project item.
 	IssueNumber int64 `json:"issue_number"`
 
@@ -15080,27 +15259,29 @@ type ProjectsWriteInputItemsItemItemOwner struct {
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v ProjectsWriteInputItemsItemItemOwner) MarshalJSON() ([]byte, error) {
-	return codecProjectsWriteInputItemsItemItemOwner.Encode(&v)
+func (v ProjectsWriteInputItemsItemOwner) MarshalJSON() ([]byte, error) {
+	return codecProjectsWriteInputItemsItemOwner.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *ProjectsWriteInputItemsItemItemOwner) UnmarshalJSON(data []byte) error {
-	return codecProjectsWriteInputItemsItemItemOwner.Decode(data, v)
+func (v *ProjectsWriteInputItemsItemOwner) UnmarshalJSON(data []byte) error {
+	return codecProjectsWriteInputItemsItemOwner.Decode(data, v)
 }
 
-// codecProjectsWriteInputItemsItemItemOwner is ProjectsWriteInputItemsItemItemOwner's table for MarshalJSON and UnmarshalJSON.
-var codecProjectsWriteInputItemsItemItemOwner = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecProjectsWriteInputItemsItemOwner is ProjectsWriteInputItemsItemOwner's
+// table for MarshalJSON and UnmarshalJSON.
+var codecProjectsWriteInputItemsItemOwner = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "item_owner", Required: true},
 	{Name: "item_repo", Required: true},
 }}
 
-func (v *ProjectsWriteInputItemsItemItemOwner) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *ProjectsWriteInputItemsItemOwner) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ProjectsWriteInputIterationsItem is the schema at /properties/iterations/items of the "projects_write" tool's input schema.
+// ProjectsWriteInputIterationsItem is the schema at
+// /properties/iterations/items of the "projects_write" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
 type ProjectsWriteInputIterationsItem struct {
@@ -15126,7 +15307,8 @@ func (v *ProjectsWriteInputIterationsItem) UnmarshalJSON(data []byte) error {
 	return codecProjectsWriteInputIterationsItem.Decode(data, v)
 }
 
-// codecProjectsWriteInputIterationsItem is ProjectsWriteInputIterationsItem's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsWriteInputIterationsItem is ProjectsWriteInputIterationsItem's
+// table for MarshalJSON and UnmarshalJSON.
 var codecProjectsWriteInputIterationsItem = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "duration", Required: true},
 	{Name: "start_date", Required: true},
@@ -15135,7 +15317,8 @@ var codecProjectsWriteInputIterationsItem = mcpimpl.Struct{Open: mcpimpl.Closed,
 
 func (v *ProjectsWriteInputIterationsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ProjectsWriteInputLayout is the schema at /properties/layout of the "projects_write" tool's input schema.
+// ProjectsWriteInputLayout is the schema at /properties/layout of the
+// "projects_write" tool's input schema.
 //
 // View layout; required when creating a view.
 type ProjectsWriteInputLayout string
@@ -15162,7 +15345,8 @@ func (e ProjectsWriteInputLayout) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ProjectsWriteInputMethod is the schema at /properties/method of the "projects_write" tool's input schema.
+// ProjectsWriteInputMethod is the schema at /properties/method of the
+// "projects_write" tool's input schema.
 //
 // The method to execute
 type ProjectsWriteInputMethod string
@@ -15196,33 +15380,19 @@ func (e ProjectsWriteInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ProjectsWriteInputOwnerType is the schema at /properties/owner_type of the "projects_write" tool's input schema.
-//
-// Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
-type ProjectsWriteInputOwnerType string
+// ProjectsWriteInputOwnerType is the schema at /properties/owner_type of the
+// "projects_write" tool's input schema: the same type as
+// ProjectsGetInputOwnerType, which declares it.
+type ProjectsWriteInputOwnerType = ProjectsGetInputOwnerType
 
 // Values of ProjectsWriteInputOwnerType.
 const (
-	ProjectsWriteInputOwnerTypeUser ProjectsWriteInputOwnerType = "user"
-	ProjectsWriteInputOwnerTypeOrg  ProjectsWriteInputOwnerType = "org"
+	ProjectsWriteInputOwnerTypeUser = ProjectsGetInputOwnerTypeUser
+	ProjectsWriteInputOwnerTypeOrg  = ProjectsGetInputOwnerTypeOrg
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e ProjectsWriteInputOwnerType) Valid() bool {
-	switch e {
-	case ProjectsWriteInputOwnerTypeUser, ProjectsWriteInputOwnerTypeOrg:
-		return true
-	}
-	return false
-}
-
-func (e ProjectsWriteInputOwnerType) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"user\", \"org\"")
-	}
-}
-
-// ProjectsWriteInputStatus is the schema at /properties/status of the "projects_write" tool's input schema.
+// ProjectsWriteInputStatus is the schema at /properties/status of the
+// "projects_write" tool's input schema.
 //
 // The status of the project. Used for 'create_project_status_update' method.
 type ProjectsWriteInputStatus string
@@ -15251,11 +15421,20 @@ func (e ProjectsWriteInputStatus) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ProjectsWriteInputUpdatedField is the schema at /properties/updated_field of the "projects_write" tool's input schema.
+// ProjectsWriteInputUpdatedField is the schema at /properties/updated_field of
+// the "projects_write" tool's input schema.
 //
-// The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
+// The field/value to apply, using {"id": 123, "value": ...} or {"name":
+// "Status", "value": ...}; null clears the field. Required for
+// 'update_project_item' and 'update_project_items', where one top-level
+// field/value applies to every item in a batch. For 'update_project_item'
+// SINGLE_SELECT fields, the name form accepts option names; the ID form expects
+// an option ID.
 //
-// It is one of ID, Name, told apart by the JSON type and, for objects, by a required member unique to each variant. Exactly one is set: build one with ProjectsWriteInputUpdatedFieldOfID and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of ID, Name, told apart by the JSON type and, for objects, by a
+// required member unique to each variant. Exactly one is set: build one with
+// ProjectsWriteInputUpdatedFieldOfID and the other constructors, read it with
+// the As methods. The zero value has none set and is invalid.
 type ProjectsWriteInputUpdatedField struct {
 	vID   *ProjectsWriteInputUpdatedFieldID
 	vName *ProjectsWriteInputUpdatedFieldName
@@ -15266,18 +15445,15 @@ func ProjectsWriteInputUpdatedFieldOfID(v ProjectsWriteInputUpdatedFieldID) Proj
 	return ProjectsWriteInputUpdatedField{vID: &v}
 }
 
-// ProjectsWriteInputUpdatedFieldOfName returns the value whose Name variant is v.
+// ProjectsWriteInputUpdatedFieldOfName returns the value whose Name variant is
+// v.
 func ProjectsWriteInputUpdatedFieldOfName(v ProjectsWriteInputUpdatedFieldName) ProjectsWriteInputUpdatedField {
 	return ProjectsWriteInputUpdatedField{vName: &v}
 }
 
 // AsID returns the ID variant and whether it is the one set.
 func (u ProjectsWriteInputUpdatedField) AsID() (ProjectsWriteInputUpdatedFieldID, bool) {
-	if u.vID == nil {
-		var zero ProjectsWriteInputUpdatedFieldID
-		return zero, false
-	}
-	return *u.vID, true
+	return mcpimpl.As(u.vID)
 }
 
 // SetID makes v the value, replacing any other variant.
@@ -15287,11 +15463,7 @@ func (u *ProjectsWriteInputUpdatedField) SetID(v ProjectsWriteInputUpdatedFieldI
 
 // AsName returns the Name variant and whether it is the one set.
 func (u ProjectsWriteInputUpdatedField) AsName() (ProjectsWriteInputUpdatedFieldName, bool) {
-	if u.vName == nil {
-		var zero ProjectsWriteInputUpdatedFieldName
-		return zero, false
-	}
-	return *u.vName, true
+	return mcpimpl.As(u.vName)
 }
 
 // SetName makes v the value, replacing any other variant.
@@ -15301,49 +15473,21 @@ func (u *ProjectsWriteInputUpdatedField) SetName(v ProjectsWriteInputUpdatedFiel
 
 // MarshalJSON encodes the variant that is set.
 func (u ProjectsWriteInputUpdatedField) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vID != nil:
-		return json.Marshal(u.vID)
-	case u.vName != nil:
-		return json.Marshal(u.vName)
-	}
-	return nil, errors.New("ProjectsWriteInputUpdatedField: no variant is set")
+	return codecProjectsWriteInputUpdatedField.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *ProjectsWriteInputUpdatedField) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out ProjectsWriteInputUpdatedField
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		present := 0
-		if mcpimpl.HasMember(data, "id") {
-			present++
-		}
-		if mcpimpl.HasMember(data, "name") {
-			present++
-		}
-		if present > 1 {
-			vs.Add("", "matches no variant: has more than one of the members \"id\", \"name\"")
-			break
-		}
-		switch {
-		case mcpimpl.HasMember(data, "id"):
-			out.vID = new(ProjectsWriteInputUpdatedFieldID)
-			mcpimpl.DecodeInner[ProjectsWriteInputUpdatedFieldID](data, out.vID, "", &vs)
-		case mcpimpl.HasMember(data, "name"):
-			out.vName = new(ProjectsWriteInputUpdatedFieldName)
-			mcpimpl.DecodeInner[ProjectsWriteInputUpdatedFieldName](data, out.vName, "", &vs)
-		default:
-			vs.Add("", "matches no variant: expected one of the members \"id\", \"name\"")
-		}
-	default:
-		vs.Add("", "expected object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecProjectsWriteInputUpdatedField.Decode(data, u)
 }
+
+// codecProjectsWriteInputUpdatedField is ProjectsWriteInputUpdatedField's table
+// for MarshalJSON and UnmarshalJSON.
+var codecProjectsWriteInputUpdatedField = mcpimpl.Union{Name: "ProjectsWriteInputUpdatedField", OneOf: true, Exclusive: true, Variants: []mcpimpl.Variant{
+	{Name: "ID", Kind: "object", Member: "id"},
+	{Name: "Name", Kind: "object", Member: "name"},
+}}
 
 func (u *ProjectsWriteInputUpdatedField) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -15356,14 +15500,17 @@ func (u *ProjectsWriteInputUpdatedField) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// ProjectsWriteInputUpdatedFieldID is the schema at /properties/updated_field/oneOf/0 of the "projects_write" tool's input schema.
+// ProjectsWriteInputUpdatedFieldID is the schema at
+// /properties/updated_field/oneOf/0 of the "projects_write" tool's input
+// schema.
 //
 // Decoding rejects members the schema does not declare.
 type ProjectsWriteInputUpdatedFieldID struct {
 	// The numeric project field ID.
 	ID int64 `json:"id"`
 
-	// The value to apply. Any JSON value is accepted; use null to clear the field.
+	// The value to apply. Any JSON value is accepted; use null to clear the
+	// field.
 	// Raw JSON: the schema does not restrict the type.
 	Value json.RawMessage `json:"value"`
 }
@@ -15380,7 +15527,8 @@ func (v *ProjectsWriteInputUpdatedFieldID) UnmarshalJSON(data []byte) error {
 	return codecProjectsWriteInputUpdatedFieldID.Decode(data, v)
 }
 
-// codecProjectsWriteInputUpdatedFieldID is ProjectsWriteInputUpdatedFieldID's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsWriteInputUpdatedFieldID is ProjectsWriteInputUpdatedFieldID's
+// table for MarshalJSON and UnmarshalJSON.
 var codecProjectsWriteInputUpdatedFieldID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "value", Hint: mcpimpl.Raw, Required: true},
@@ -15392,14 +15540,17 @@ func (v *ProjectsWriteInputUpdatedFieldID) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// ProjectsWriteInputUpdatedFieldName is the schema at /properties/updated_field/oneOf/1 of the "projects_write" tool's input schema.
+// ProjectsWriteInputUpdatedFieldName is the schema at
+// /properties/updated_field/oneOf/1 of the "projects_write" tool's input
+// schema.
 //
 // Decoding rejects members the schema does not declare.
 type ProjectsWriteInputUpdatedFieldName struct {
 	// The project field name. Matching is case-insensitive.
 	Name string `json:"name"`
 
-	// The value to apply. Any JSON value is accepted; use null to clear the field.
+	// The value to apply. Any JSON value is accepted; use null to clear the
+	// field.
 	// Raw JSON: the schema does not restrict the type.
 	Value json.RawMessage `json:"value"`
 }
@@ -15416,7 +15567,8 @@ func (v *ProjectsWriteInputUpdatedFieldName) UnmarshalJSON(data []byte) error {
 	return codecProjectsWriteInputUpdatedFieldName.Decode(data, v)
 }
 
-// codecProjectsWriteInputUpdatedFieldName is ProjectsWriteInputUpdatedFieldName's table for MarshalJSON and UnmarshalJSON.
+// codecProjectsWriteInputUpdatedFieldName is
+// ProjectsWriteInputUpdatedFieldName's table for MarshalJSON and UnmarshalJSON.
 var codecProjectsWriteInputUpdatedFieldName = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "name", Required: true},
 	{Name: "value", Hint: mcpimpl.Raw, Required: true},
@@ -15428,29 +15580,47 @@ func (v *ProjectsWriteInputUpdatedFieldName) validate(ptr string, vs *mcpimpl.Vi
 	}
 }
 
-// PullRequestReadInput is the input (arguments) of the "pull_request_read" tool.
+// PullRequestReadInput is the input (arguments) of the "pull_request_read"
+// tool.
 //
 // The tool's description:
 //
-//	Get information on a specific pull request in GitHub repository.
+// Get information on a specific pull request in GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type PullRequestReadInput struct {
-	// Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.
+	// Cursor for pagination, used only by the get_review_comments method. Pass
+	// the endCursor from the previous page's PageInfo to fetch the next page.
 	After *string `json:"after,omitempty"`
 
-	// Action to specify what pull request data needs to be retrieved from GitHub.
+	// Action to specify what pull request data needs to be retrieved from
+	// GitHub.
 	// Possible options:
+	//
 	//  1. get - Get details of a specific pull request.
 	//  2. get_diff - Get the diff of a pull request.
-	//  3. get_status - Get combined commit status of a head commit in a pull request.
-	//  4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
-	//  5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
-	//  6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
-	//  7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
-	//  8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
-	//  9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
+	//  3. get_status - Get combined commit status of a head commit in a pull
+	//     request.
+	//  4. get_files - Get the list of files changed in a pull request. Use with
+	//     pagination parameters to control the number of results returned.
+	//  5. get_commits - Get the list of commits on a pull request. Use with
+	//     pagination parameters to control the number of results returned.
+	//  6. get_review_comments - Get review threads on a pull request. Each
+	//     thread contains logically grouped review comments made on the same
+	//     code location during pull request reviews. Returns threads with
+	//     metadata (isResolved, isOutdated, isCollapsed) and their associated
+	//     comments. Use cursor-based pagination (perPage, after) to control
+	//     results.
+	//  7. get_reviews - Get the reviews on a pull request. When asked for
+	//     review comments, use get_review_comments method. Use with pagination
+	//     parameters to control the number of results returned.
+	//  8. get_comments - Get comments on a pull request. Use this if user
+	//     doesn't specifically want review comments. Use with pagination
+	//     parameters to control the number of results returned.
+	//  9. get_check_runs - Get check runs for the head commit of a pull
+	//     request. Check runs are the individual CI/CD jobs and checks that run
+	//     on the PR.
 	Method PullRequestReadInputMethod `json:"method"`
 
 	// Repository owner
@@ -15480,7 +15650,8 @@ func (v *PullRequestReadInput) UnmarshalJSON(data []byte) error {
 	return codecPullRequestReadInput.Decode(data, v)
 }
 
-// codecPullRequestReadInput is PullRequestReadInput's table for MarshalJSON and UnmarshalJSON.
+// codecPullRequestReadInput is PullRequestReadInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecPullRequestReadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after", Presence: mcpimpl.OmitNil},
 	{Name: "method", Required: true},
@@ -15508,36 +15679,50 @@ func (v *PullRequestReadInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the pull_request_read input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the pull_request_read input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *PullRequestReadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("pull_request_read input")
 }
 
-// DecodePullRequestReadInput decodes the pull_request_read input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodePullRequestReadInput decodes the pull_request_read input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodePullRequestReadInput(data []byte) (v PullRequestReadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "pull_request_read input")
 	return v, err
 }
 
-// PullRequestReadInputMethod is the schema at /properties/method of the "pull_request_read" tool's input schema.
+// PullRequestReadInputMethod is the schema at /properties/method of the
+// "pull_request_read" tool's input schema.
 //
 // Action to specify what pull request data needs to be retrieved from GitHub.
 // Possible options:
+//
 //  1. get - Get details of a specific pull request.
 //  2. get_diff - Get the diff of a pull request.
-//  3. get_status - Get combined commit status of a head commit in a pull request.
-//  4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
-//  5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
-//  6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
-//  7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
-//  8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
-//  9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
+//  3. get_status - Get combined commit status of a head commit in a pull
+//     request.
+//  4. get_files - Get the list of files changed in a pull request. Use with
+//     pagination parameters to control the number of results returned.
+//  5. get_commits - Get the list of commits on a pull request. Use with
+//     pagination parameters to control the number of results returned.
+//  6. get_review_comments - Get review threads on a pull request. Each thread
+//     contains logically grouped review comments made on the same code location
+//     during pull request reviews. Returns threads with metadata (isResolved,
+//     isOutdated, isCollapsed) and their associated comments. Use cursor-based
+//     pagination (perPage, after) to control results.
+//  7. get_reviews - Get the reviews on a pull request. When asked for review
+//     comments, use get_review_comments method. Use with pagination parameters
+//     to control the number of results returned.
+//  8. get_comments - Get comments on a pull request. Use this if user doesn't
+//     specifically want review comments. Use with pagination parameters to
+//     control the number of results returned.
+//  9. get_check_runs - Get check runs for the head commit of a pull request.
+//     Check runs are the individual CI/CD jobs and checks that run on the PR.
 type PullRequestReadInputMethod string
 
 // Values of PullRequestReadInputMethod.
@@ -15568,21 +15753,36 @@ func (e PullRequestReadInputMethod) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// PullRequestReviewWriteInput is the input (arguments) of the "pull_request_review_write" tool.
+// PullRequestReviewWriteInput is the input (arguments) of the
+// "pull_request_review_write" tool.
 //
 // The tool's description:
 //
-//	Create and/or submit, delete review of a pull request.
+// Create and/or submit, delete review of a pull request.
 //
-//	Available methods:
-//	- create: Create a new review of a pull request. If "event" parameter is provided, the review is submitted. If "event" is omitted, a pending review is created.
-//	- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The "body" and "event" parameters are used when submitting the review.
-//	- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.
-//	- resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
-//	- unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.
+// Available methods:
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+//   - create: Create a new review of a pull request. If "event" parameter is
+//     provided, the review is submitted. If "event" is omitted, a pending
+//     review is created.
+//   - submit_pending: Submit an existing pending review of a pull request. This
+//     requires that a pending review exists for the current user on the
+//     specified pull request. The "body" and "event" parameters are used when
+//     submitting the review.
+//   - delete_pending: Delete an existing pending review of a pull request. This
+//     requires that a pending review exists for the current user on the
+//     specified pull request.
+//   - resolve_thread: Resolve a review thread. Requires only "threadId"
+//     parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner,
+//     repo, and pullNumber parameters are not used for this method. Resolving
+//     an already-resolved thread is a no-op.
+//   - unresolve_thread: Unresolve a previously resolved review thread. Requires
+//     only "threadId" parameter. The owner, repo, and pullNumber parameters are
+//     not used for this method. Unresolving an already-unresolved thread is a
+//     no-op.
+//
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type PullRequestReviewWriteInput struct {
 	// Review comment text
 	Body *string `json:"body,omitempty"`
@@ -15605,7 +15805,9 @@ type PullRequestReviewWriteInput struct {
 	// Repository name
 	Repo string `json:"repo"`
 
-	// The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
+	// The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for
+	// resolve_thread and unresolve_thread methods. Get thread IDs from
+	// pull_request_read with method get_review_comments.
 	ThreadID *string `json:"threadId,omitempty"`
 }
 
@@ -15620,7 +15822,8 @@ func (v *PullRequestReviewWriteInput) UnmarshalJSON(data []byte) error {
 	return codecPullRequestReviewWriteInput.Decode(data, v)
 }
 
-// codecPullRequestReviewWriteInput is PullRequestReviewWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecPullRequestReviewWriteInput is PullRequestReviewWriteInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecPullRequestReviewWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "commitID", Presence: mcpimpl.OmitNil},
@@ -15639,51 +15842,38 @@ func (v *PullRequestReviewWriteInput) validate(ptr string, vs *mcpimpl.Violation
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the pull_request_review_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the pull_request_review_write input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *PullRequestReviewWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("pull_request_review_write input")
 }
 
-// DecodePullRequestReviewWriteInput decodes the pull_request_review_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodePullRequestReviewWriteInput decodes the pull_request_review_write input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodePullRequestReviewWriteInput(data []byte) (v PullRequestReviewWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "pull_request_review_write input")
 	return v, err
 }
 
-// PullRequestReviewWriteInputEvent is the schema at /properties/event of the "pull_request_review_write" tool's input schema.
-//
-// Review action to perform.
-type PullRequestReviewWriteInputEvent string
+// PullRequestReviewWriteInputEvent is the schema at /properties/event of the
+// "pull_request_review_write" tool's input schema: the same type as
+// CreatePullRequestReviewInputEvent, which declares it.
+type PullRequestReviewWriteInputEvent = CreatePullRequestReviewInputEvent
 
 // Values of PullRequestReviewWriteInputEvent.
 const (
-	PullRequestReviewWriteInputEventApprove        PullRequestReviewWriteInputEvent = "APPROVE"
-	PullRequestReviewWriteInputEventRequestChanges PullRequestReviewWriteInputEvent = "REQUEST_CHANGES"
-	PullRequestReviewWriteInputEventComment        PullRequestReviewWriteInputEvent = "COMMENT"
+	PullRequestReviewWriteInputEventApprove        = CreatePullRequestReviewInputEventApprove
+	PullRequestReviewWriteInputEventRequestChanges = CreatePullRequestReviewInputEventRequestChanges
+	PullRequestReviewWriteInputEventComment        = CreatePullRequestReviewInputEventComment
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e PullRequestReviewWriteInputEvent) Valid() bool {
-	switch e {
-	case PullRequestReviewWriteInputEventApprove, PullRequestReviewWriteInputEventRequestChanges, PullRequestReviewWriteInputEventComment:
-		return true
-	}
-	return false
-}
-
-func (e PullRequestReviewWriteInputEvent) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"")
-	}
-}
-
-// PullRequestReviewWriteInputMethod is the schema at /properties/method of the "pull_request_review_write" tool's input schema.
+// PullRequestReviewWriteInputMethod is the schema at /properties/method of the
+// "pull_request_review_write" tool's input schema.
 //
 // The write operation to perform on pull request review.
 type PullRequestReviewWriteInputMethod string
@@ -15716,15 +15906,15 @@ func (e PullRequestReviewWriteInputMethod) validate(ptr string, vs *mcpimpl.Viol
 //
 // The tool's description:
 //
-//	Push multiple files to a GitHub repository in a single commit
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Push multiple files to a GitHub repository in a single commit
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type PushFilesInput struct {
 	// Branch to push to
 	Branch string `json:"branch"`
 
-	// Array of file objects to push, each object with path (string) and content (string)
+	// Array of file objects to push, each object with path (string) and content
+	// (string)
 	Files []PushFilesInputFilesItem `json:"files"`
 
 	// Commit message
@@ -15748,7 +15938,8 @@ func (v *PushFilesInput) UnmarshalJSON(data []byte) error {
 	return codecPushFilesInput.Decode(data, v)
 }
 
-// codecPushFilesInput is PushFilesInput's table for MarshalJSON and UnmarshalJSON.
+// codecPushFilesInput is PushFilesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecPushFilesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "branch", Required: true},
 	{Name: "files", Presence: mcpimpl.EmptyArray, Required: true},
@@ -15765,8 +15956,8 @@ func (v *PushFilesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the push_files input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the push_files input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *PushFilesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -15774,15 +15965,16 @@ func (v *PushFilesInput) Validate() error {
 }
 
 // DecodePushFilesInput decodes the push_files input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodePushFilesInput(data []byte) (v PushFilesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "push_files input")
 	return v, err
 }
 
-// PushFilesInputFilesItem is the schema at /properties/files/items of the "push_files" tool's input schema.
+// PushFilesInputFilesItem is the schema at /properties/files/items of the
+// "push_files" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
 type PushFilesInputFilesItem struct {
@@ -15805,7 +15997,8 @@ func (v *PushFilesInputFilesItem) UnmarshalJSON(data []byte) error {
 	return codecPushFilesInputFilesItem.Decode(data, v)
 }
 
-// codecPushFilesInputFilesItem is PushFilesInputFilesItem's table for MarshalJSON and UnmarshalJSON.
+// codecPushFilesInputFilesItem is PushFilesInputFilesItem's table for
+// MarshalJSON and UnmarshalJSON.
 var codecPushFilesInputFilesItem = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 	{Name: "path", Required: true},
@@ -15817,10 +16010,10 @@ func (v *PushFilesInputFilesItem) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Remove a sub-issue from a parent issue.
+// Remove a sub-issue from a parent issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type RemoveSubIssueInput struct {
 	// The parent issue number
 	IssueNumber float64 `json:"issue_number"`
@@ -15846,7 +16039,8 @@ func (v *RemoveSubIssueInput) UnmarshalJSON(data []byte) error {
 	return codecRemoveSubIssueInput.Decode(data, v)
 }
 
-// codecRemoveSubIssueInput is RemoveSubIssueInput's table for MarshalJSON and UnmarshalJSON.
+// codecRemoveSubIssueInput is RemoveSubIssueInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecRemoveSubIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "owner", Required: true},
@@ -15860,36 +16054,39 @@ func (v *RemoveSubIssueInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the remove_sub_issue input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the remove_sub_issue input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *RemoveSubIssueInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("remove_sub_issue input")
 }
 
-// DecodeRemoveSubIssueInput decodes the remove_sub_issue input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeRemoveSubIssueInput decodes the remove_sub_issue input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeRemoveSubIssueInput(data []byte) (v RemoveSubIssueInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "remove_sub_issue input")
 	return v, err
 }
 
-// ReprioritizeSubIssueInput is the input (arguments) of the "reprioritize_sub_issue" tool.
+// ReprioritizeSubIssueInput is the input (arguments) of the
+// "reprioritize_sub_issue" tool.
 //
 // The tool's description:
 //
-//	Reprioritize (reorder) a sub-issue relative to other sub-issues.
+// Reprioritize (reorder) a sub-issue relative to other sub-issues.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReprioritizeSubIssueInput struct {
-	// The ID of the sub-issue to place this after (either after_id OR before_id should be specified)
+	// The ID of the sub-issue to place this after (either after_id OR before_id
+	// should be specified)
 	AfterID *float64 `json:"after_id,omitempty"`
 
-	// The ID of the sub-issue to place this before (either after_id OR before_id should be specified)
+	// The ID of the sub-issue to place this before (either after_id OR
+	// before_id should be specified)
 	BeforeID *float64 `json:"before_id,omitempty"`
 
 	// The parent issue number
@@ -15916,7 +16113,8 @@ func (v *ReprioritizeSubIssueInput) UnmarshalJSON(data []byte) error {
 	return codecReprioritizeSubIssueInput.Decode(data, v)
 }
 
-// codecReprioritizeSubIssueInput is ReprioritizeSubIssueInput's table for MarshalJSON and UnmarshalJSON.
+// codecReprioritizeSubIssueInput is ReprioritizeSubIssueInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecReprioritizeSubIssueInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after_id", Presence: mcpimpl.OmitNil},
 	{Name: "before_id", Presence: mcpimpl.OmitNil},
@@ -15932,31 +16130,35 @@ func (v *ReprioritizeSubIssueInput) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// Validate reports every violation of the reprioritize_sub_issue input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the reprioritize_sub_issue input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReprioritizeSubIssueInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("reprioritize_sub_issue input")
 }
 
-// DecodeReprioritizeSubIssueInput decodes the reprioritize_sub_issue input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeReprioritizeSubIssueInput decodes the reprioritize_sub_issue input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeReprioritizeSubIssueInput(data []byte) (v ReprioritizeSubIssueInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "reprioritize_sub_issue input")
 	return v, err
 }
 
-// RequestCopilotReviewInput is the input (arguments) of the "request_copilot_review" tool.
+// RequestCopilotReviewInput is the input (arguments) of the
+// "request_copilot_review" tool.
 //
 // The tool's description:
 //
-//	Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
+// Request a GitHub Copilot code review for a pull request. Use this for
+// automated feedback on pull requests, usually before requesting a human
+// reviewer.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type RequestCopilotReviewInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -15979,7 +16181,8 @@ func (v *RequestCopilotReviewInput) UnmarshalJSON(data []byte) error {
 	return codecRequestCopilotReviewInput.Decode(data, v)
 }
 
-// codecRequestCopilotReviewInput is RequestCopilotReviewInput's table for MarshalJSON and UnmarshalJSON.
+// codecRequestCopilotReviewInput is RequestCopilotReviewInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecRequestCopilotReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "pullNumber", Required: true},
@@ -15988,31 +16191,33 @@ var codecRequestCopilotReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *RequestCopilotReviewInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the request_copilot_review input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the request_copilot_review input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *RequestCopilotReviewInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("request_copilot_review input")
 }
 
-// DecodeRequestCopilotReviewInput decodes the request_copilot_review input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeRequestCopilotReviewInput decodes the request_copilot_review input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeRequestCopilotReviewInput(data []byte) (v RequestCopilotReviewInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "request_copilot_review input")
 	return v, err
 }
 
-// RequestPullRequestReviewersInput is the input (arguments) of the "request_pull_request_reviewers" tool.
+// RequestPullRequestReviewersInput is the input (arguments) of the
+// "request_pull_request_reviewers" tool.
 //
 // The tool's description:
 //
-//	Request reviewers for a pull request.
+// Request reviewers for a pull request.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type RequestPullRequestReviewersInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
@@ -16038,7 +16243,8 @@ func (v *RequestPullRequestReviewersInput) UnmarshalJSON(data []byte) error {
 	return codecRequestPullRequestReviewersInput.Decode(data, v)
 }
 
-// codecRequestPullRequestReviewersInput is RequestPullRequestReviewersInput's table for MarshalJSON and UnmarshalJSON.
+// codecRequestPullRequestReviewersInput is RequestPullRequestReviewersInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecRequestPullRequestReviewersInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "pullNumber", Required: true},
@@ -16052,31 +16258,34 @@ func (v *RequestPullRequestReviewersInput) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// Validate reports every violation of the request_pull_request_reviewers input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the request_pull_request_reviewers input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *RequestPullRequestReviewersInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("request_pull_request_reviewers input")
 }
 
-// DecodeRequestPullRequestReviewersInput decodes the request_pull_request_reviewers input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeRequestPullRequestReviewersInput decodes the
+// request_pull_request_reviewers input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeRequestPullRequestReviewersInput(data []byte) (v RequestPullRequestReviewersInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "request_pull_request_reviewers input")
 	return v, err
 }
 
-// ResolveReviewThreadInput is the input (arguments) of the "resolve_review_thread" tool.
+// ResolveReviewThreadInput is the input (arguments) of the
+// "resolve_review_thread" tool.
 //
 // The tool's description:
 //
-//	Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
+// Resolve a review thread on a pull request. Resolving an already-resolved
+// thread is a no-op.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ResolveReviewThreadInput struct {
 	// The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
 	ThreadID string `json:"threadID"`
@@ -16093,25 +16302,27 @@ func (v *ResolveReviewThreadInput) UnmarshalJSON(data []byte) error {
 	return codecResolveReviewThreadInput.Decode(data, v)
 }
 
-// codecResolveReviewThreadInput is ResolveReviewThreadInput's table for MarshalJSON and UnmarshalJSON.
+// codecResolveReviewThreadInput is ResolveReviewThreadInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecResolveReviewThreadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "threadID", Required: true},
 }}
 
 func (v *ResolveReviewThreadInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the resolve_review_thread input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the resolve_review_thread input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ResolveReviewThreadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("resolve_review_thread input")
 }
 
-// DecodeResolveReviewThreadInput decodes the resolve_review_thread input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeResolveReviewThreadInput decodes the resolve_review_thread input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeResolveReviewThreadInput(data []byte) (v ResolveReviewThreadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "resolve_review_thread input")
 	return v, err
@@ -16121,12 +16332,17 @@ func DecodeResolveReviewThreadInput(data []byte) (v ResolveReviewThreadInput, er
 //
 // The tool's description:
 //
-//	Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
+// Fast and precise code search across ALL GitHub repositories using GitHub's
+// native search engine. Best for finding exact symbols, functions, classes, or
+// specific code patterns.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchCodeInput struct {
-	// Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
+	// Subset of fields to return for each code search result. If omitted, all
+	// fields are returned. Use this to reduce response size when you only need
+	// specific fields; omitting 'repository' and 'text_matches' in particular
+	// drops the largest per-result data.
 	Fields []SearchCodeInputFieldsItem `json:"fields,omitempty"`
 
 	// Sort order for results
@@ -16138,7 +16354,13 @@ type SearchCodeInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
+	// Search query (GitHub code search REST). Implicit AND between terms;
+	// supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers:
+	// `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix
+	// match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`,
+	// `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext
+	// language:go org:github`; `"package main" repo:o/r`; `func extension:go
+	// path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
 	Query string `json:"query"`
 
 	// Sort field ('indexed' only)
@@ -16156,7 +16378,8 @@ func (v *SearchCodeInput) UnmarshalJSON(data []byte) error {
 	return codecSearchCodeInput.Decode(data, v)
 }
 
-// codecSearchCodeInput is SearchCodeInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchCodeInput is SearchCodeInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchCodeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.OmitNil},
 	{Name: "order", Presence: mcpimpl.OmitNil},
@@ -16192,24 +16415,25 @@ func (v *SearchCodeInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_code input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_code input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchCodeInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_code input")
 }
 
-// DecodeSearchCodeInput decodes the search_code input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchCodeInput decodes the search_code input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchCodeInput(data []byte) (v SearchCodeInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_code input")
 	return v, err
 }
 
-// SearchCodeInputFieldsItem is the schema at /properties/fields/items of the "search_code" tool's input schema.
+// SearchCodeInputFieldsItem is the schema at /properties/fields/items of the
+// "search_code" tool's input schema.
 type SearchCodeInputFieldsItem string
 
 // Values of SearchCodeInputFieldsItem.
@@ -16236,40 +16460,27 @@ func (e SearchCodeInputFieldsItem) validate(ptr string, vs *mcpimpl.Violations) 
 	}
 }
 
-// SearchCodeInputOrder is the schema at /properties/order of the "search_code" tool's input schema.
-//
-// Sort order for results
-type SearchCodeInputOrder string
+// SearchCodeInputOrder is the schema at /properties/order of the "search_code"
+// tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchCodeInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchCodeInputOrder.
 const (
-	SearchCodeInputOrderAsc  SearchCodeInputOrder = "asc"
-	SearchCodeInputOrderDesc SearchCodeInputOrder = "desc"
+	SearchCodeInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchCodeInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchCodeInputOrder) Valid() bool {
-	switch e {
-	case SearchCodeInputOrderAsc, SearchCodeInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchCodeInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
 
 // SearchCommitsInput is the input (arguments) of the "search_commits" tool.
 //
 // The tool's description:
 //
-//	Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
+// Search for commits across GitHub repositories using GitHub's commit search
+// syntax. Useful for finding specific changes, authors, or messages across one
+// or many repositories. Searches the default branch only.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchCommitsInput struct {
 	// Sort order
 	Order *SearchCommitsInputOrder `json:"order,omitempty"`
@@ -16280,7 +16491,16 @@ type SearchCommitsInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
+	// Commit search query (GitHub commit search REST). Searches commit messages
+	// on the default branch only. Scope the search with `repo:owner/repo`,
+	// `org:`, or `user:` (queries without a scope qualifier match across all of
+	// GitHub and are usually not what you want). Other qualifiers: `author:`,
+	// `committer:`, `author-name:`, `committer-name:`, `author-email:`,
+	// `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`,
+	// `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`,
+	// `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix
+	// panic`; `org:github author:defunkt committer-date:>=2024-01-01`;
+	// `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
 	Query string `json:"query"`
 
 	// Sort by author or committer date (defaults to best match)
@@ -16298,7 +16518,8 @@ func (v *SearchCommitsInput) UnmarshalJSON(data []byte) error {
 	return codecSearchCommitsInput.Decode(data, v)
 }
 
-// codecSearchCommitsInput is SearchCommitsInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchCommitsInput is SearchCommitsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchCommitsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "order", Presence: mcpimpl.OmitNil},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -16329,50 +16550,36 @@ func (v *SearchCommitsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_commits input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_commits input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchCommitsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_commits input")
 }
 
-// DecodeSearchCommitsInput decodes the search_commits input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSearchCommitsInput decodes the search_commits input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchCommitsInput(data []byte) (v SearchCommitsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_commits input")
 	return v, err
 }
 
-// SearchCommitsInputOrder is the schema at /properties/order of the "search_commits" tool's input schema.
-//
-// Sort order
-type SearchCommitsInputOrder string
+// SearchCommitsInputOrder is the schema at /properties/order of the
+// "search_commits" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchCommitsInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchCommitsInputOrder.
 const (
-	SearchCommitsInputOrderAsc  SearchCommitsInputOrder = "asc"
-	SearchCommitsInputOrderDesc SearchCommitsInputOrder = "desc"
+	SearchCommitsInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchCommitsInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchCommitsInputOrder) Valid() bool {
-	switch e {
-	case SearchCommitsInputOrderAsc, SearchCommitsInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchCommitsInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchCommitsInputSort is the schema at /properties/sort of the "search_commits" tool's input schema.
+// SearchCommitsInputSort is the schema at /properties/sort of the
+// "search_commits" tool's input schema.
 //
 // Sort by author or committer date (defaults to best match)
 type SearchCommitsInputSort string
@@ -16402,18 +16609,24 @@ func (e SearchCommitsInputSort) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
+// Search issues using natural-language semantic matching. Best for conceptual
+// or paraphrased queries (e.g. "login fails after password reset"). Already
+// scoped to is:issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchIssuesInput struct {
-	// Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
+	// Subset of fields to return for each issue result. If omitted, all fields
+	// are returned. Use this to reduce response size when you only need
+	// specific fields; omitting 'body', 'reactions', and 'labels' in particular
+	// drops the largest per-result data.
 	Fields []SearchIssuesInputFieldsItem `json:"fields,omitempty"`
 
 	// Sort order
 	Order *SearchIssuesInputOrder `json:"order,omitempty"`
 
-	// Optional repository owner. If provided with repo, only issues for this repository are listed.
+	// Optional repository owner. If provided with repo, only issues for this
+	// repository are listed.
 	Owner *string `json:"owner,omitempty"`
 
 	// Page number for pagination (min 1)
@@ -16422,10 +16635,12 @@ type SearchIssuesInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
+	// The search query, as natural language. When the user gives alternative
+	// wordings, include them as plain words rather than joining them with OR.
 	Query string `json:"query"`
 
-	// Optional repository name. If provided with owner, only issues for this repository are listed.
+	// Optional repository name. If provided with owner, only issues for this
+	// repository are listed.
 	Repo *string `json:"repo,omitempty"`
 
 	// Sort field by number of matches of categories, defaults to best match
@@ -16443,7 +16658,8 @@ func (v *SearchIssuesInput) UnmarshalJSON(data []byte) error {
 	return codecSearchIssuesInput.Decode(data, v)
 }
 
-// codecSearchIssuesInput is SearchIssuesInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchIssuesInput is SearchIssuesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchIssuesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.OmitNil},
 	{Name: "order", Presence: mcpimpl.OmitNil},
@@ -16484,24 +16700,25 @@ func (v *SearchIssuesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_issues input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_issues input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchIssuesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_issues input")
 }
 
-// DecodeSearchIssuesInput decodes the search_issues input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSearchIssuesInput decodes the search_issues input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchIssuesInput(data []byte) (v SearchIssuesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_issues input")
 	return v, err
 }
 
-// SearchIssuesInputFieldsItem is the schema at /properties/fields/items of the "search_issues" tool's input schema.
+// SearchIssuesInputFieldsItem is the schema at /properties/fields/items of the
+// "search_issues" tool's input schema.
 type SearchIssuesInputFieldsItem string
 
 // Values of SearchIssuesInputFieldsItem.
@@ -16547,33 +16764,19 @@ func (e SearchIssuesInputFieldsItem) validate(ptr string, vs *mcpimpl.Violations
 	}
 }
 
-// SearchIssuesInputOrder is the schema at /properties/order of the "search_issues" tool's input schema.
-//
-// Sort order
-type SearchIssuesInputOrder string
+// SearchIssuesInputOrder is the schema at /properties/order of the
+// "search_issues" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchIssuesInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchIssuesInputOrder.
 const (
-	SearchIssuesInputOrderAsc  SearchIssuesInputOrder = "asc"
-	SearchIssuesInputOrderDesc SearchIssuesInputOrder = "desc"
+	SearchIssuesInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchIssuesInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchIssuesInputOrder) Valid() bool {
-	switch e {
-	case SearchIssuesInputOrderAsc, SearchIssuesInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchIssuesInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchIssuesInputSort is the schema at /properties/sort of the "search_issues" tool's input schema.
+// SearchIssuesInputSort is the schema at /properties/sort of the
+// "search_issues" tool's input schema.
 //
 // Sort field by number of matches of categories, defaults to best match
 type SearchIssuesInputSort string
@@ -16612,10 +16815,11 @@ func (e SearchIssuesInputSort) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
+// Find GitHub organizations by name, location, or other organization metadata.
+// Ideal for discovering companies, open source foundations, or teams.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchOrgsInput struct {
 	// Sort order
 	Order *SearchOrgsInputOrder `json:"order,omitempty"`
@@ -16626,7 +16830,8 @@ type SearchOrgsInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.
+	// Organization search query. Examples: 'microsoft', 'location:california',
+	// 'created:>=2025-01-01'. Search is automatically scoped to type:org.
 	Query string `json:"query"`
 
 	// Sort field by category
@@ -16644,7 +16849,8 @@ func (v *SearchOrgsInput) UnmarshalJSON(data []byte) error {
 	return codecSearchOrgsInput.Decode(data, v)
 }
 
-// codecSearchOrgsInput is SearchOrgsInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchOrgsInput is SearchOrgsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchOrgsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "order", Presence: mcpimpl.OmitNil},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -16675,50 +16881,36 @@ func (v *SearchOrgsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_orgs input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_orgs input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchOrgsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_orgs input")
 }
 
-// DecodeSearchOrgsInput decodes the search_orgs input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchOrgsInput decodes the search_orgs input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchOrgsInput(data []byte) (v SearchOrgsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_orgs input")
 	return v, err
 }
 
-// SearchOrgsInputOrder is the schema at /properties/order of the "search_orgs" tool's input schema.
-//
-// Sort order
-type SearchOrgsInputOrder string
+// SearchOrgsInputOrder is the schema at /properties/order of the "search_orgs"
+// tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchOrgsInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchOrgsInputOrder.
 const (
-	SearchOrgsInputOrderAsc  SearchOrgsInputOrder = "asc"
-	SearchOrgsInputOrderDesc SearchOrgsInputOrder = "desc"
+	SearchOrgsInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchOrgsInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchOrgsInputOrder) Valid() bool {
-	switch e {
-	case SearchOrgsInputOrderAsc, SearchOrgsInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchOrgsInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchOrgsInputSort is the schema at /properties/sort of the "search_orgs" tool's input schema.
+// SearchOrgsInputSort is the schema at /properties/sort of the "search_orgs"
+// tool's input schema.
 //
 // Sort field by category
 type SearchOrgsInputSort string
@@ -16745,22 +16937,28 @@ func (e SearchOrgsInputSort) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// SearchPullRequestsInput is the input (arguments) of the "search_pull_requests" tool.
+// SearchPullRequestsInput is the input (arguments) of the
+// "search_pull_requests" tool.
 //
 // The tool's description:
 //
-//	Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
+// Search for pull requests in GitHub repositories using issues search syntax
+// already scoped to is:pr
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchPullRequestsInput struct {
-	// Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
+	// Subset of fields to return for each pull request result. If omitted, all
+	// fields are returned. Use this to reduce response size when you only need
+	// specific fields; omitting 'body', 'reactions', and 'labels' in particular
+	// drops the largest per-result data.
 	Fields []SearchPullRequestsInputFieldsItem `json:"fields,omitempty"`
 
 	// Sort order
 	Order *SearchPullRequestsInputOrder `json:"order,omitempty"`
 
-	// Optional repository owner. If provided with repo, only pull requests for this repository are listed.
+	// Optional repository owner. If provided with repo, only pull requests for
+	// this repository are listed.
 	Owner *string `json:"owner,omitempty"`
 
 	// Page number for pagination (min 1)
@@ -16772,7 +16970,8 @@ type SearchPullRequestsInput struct {
 	// Search query using GitHub pull request search syntax
 	Query string `json:"query"`
 
-	// Optional repository name. If provided with owner, only pull requests for this repository are listed.
+	// Optional repository name. If provided with owner, only pull requests for
+	// this repository are listed.
 	Repo *string `json:"repo,omitempty"`
 
 	// Sort field by number of matches of categories, defaults to best match
@@ -16790,7 +16989,8 @@ func (v *SearchPullRequestsInput) UnmarshalJSON(data []byte) error {
 	return codecSearchPullRequestsInput.Decode(data, v)
 }
 
-// codecSearchPullRequestsInput is SearchPullRequestsInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchPullRequestsInput is SearchPullRequestsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSearchPullRequestsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.OmitNil},
 	{Name: "order", Presence: mcpimpl.OmitNil},
@@ -16831,24 +17031,25 @@ func (v *SearchPullRequestsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_pull_requests input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_pull_requests input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchPullRequestsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_pull_requests input")
 }
 
-// DecodeSearchPullRequestsInput decodes the search_pull_requests input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchPullRequestsInput decodes the search_pull_requests input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchPullRequestsInput(data []byte) (v SearchPullRequestsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_pull_requests input")
 	return v, err
 }
 
-// SearchPullRequestsInputFieldsItem is the schema at /properties/fields/items of the "search_pull_requests" tool's input schema.
+// SearchPullRequestsInputFieldsItem is the schema at /properties/fields/items
+// of the "search_pull_requests" tool's input schema.
 type SearchPullRequestsInputFieldsItem string
 
 // Values of SearchPullRequestsInputFieldsItem.
@@ -16892,77 +17093,51 @@ func (e SearchPullRequestsInputFieldsItem) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// SearchPullRequestsInputOrder is the schema at /properties/order of the "search_pull_requests" tool's input schema.
-//
-// Sort order
-type SearchPullRequestsInputOrder string
+// SearchPullRequestsInputOrder is the schema at /properties/order of the
+// "search_pull_requests" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchPullRequestsInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchPullRequestsInputOrder.
 const (
-	SearchPullRequestsInputOrderAsc  SearchPullRequestsInputOrder = "asc"
-	SearchPullRequestsInputOrderDesc SearchPullRequestsInputOrder = "desc"
+	SearchPullRequestsInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchPullRequestsInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchPullRequestsInputOrder) Valid() bool {
-	switch e {
-	case SearchPullRequestsInputOrderAsc, SearchPullRequestsInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchPullRequestsInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchPullRequestsInputSort is the schema at /properties/sort of the "search_pull_requests" tool's input schema.
-//
-// Sort field by number of matches of categories, defaults to best match
-type SearchPullRequestsInputSort string
+// SearchPullRequestsInputSort is the schema at /properties/sort of the
+// "search_pull_requests" tool's input schema: the same type as
+// SearchIssuesInputSort, which declares it.
+type SearchPullRequestsInputSort = SearchIssuesInputSort
 
 // Values of SearchPullRequestsInputSort.
 const (
-	SearchPullRequestsInputSortComments              SearchPullRequestsInputSort = "comments"
-	SearchPullRequestsInputSortReactions             SearchPullRequestsInputSort = "reactions"
-	SearchPullRequestsInputSortValue2                SearchPullRequestsInputSort = "reactions-+1"
-	SearchPullRequestsInputSortValue3                SearchPullRequestsInputSort = "reactions--1"
-	SearchPullRequestsInputSortReactionsSmile        SearchPullRequestsInputSort = "reactions-smile"
-	SearchPullRequestsInputSortReactionsThinkingFace SearchPullRequestsInputSort = "reactions-thinking_face"
-	SearchPullRequestsInputSortReactionsHeart        SearchPullRequestsInputSort = "reactions-heart"
-	SearchPullRequestsInputSortReactionsTada         SearchPullRequestsInputSort = "reactions-tada"
-	SearchPullRequestsInputSortInteractions          SearchPullRequestsInputSort = "interactions"
-	SearchPullRequestsInputSortCreated               SearchPullRequestsInputSort = "created"
-	SearchPullRequestsInputSortUpdated               SearchPullRequestsInputSort = "updated"
+	SearchPullRequestsInputSortComments              = SearchIssuesInputSortComments
+	SearchPullRequestsInputSortReactions             = SearchIssuesInputSortReactions
+	SearchPullRequestsInputSortValue2                = SearchIssuesInputSortValue2
+	SearchPullRequestsInputSortValue3                = SearchIssuesInputSortValue3
+	SearchPullRequestsInputSortReactionsSmile        = SearchIssuesInputSortReactionsSmile
+	SearchPullRequestsInputSortReactionsThinkingFace = SearchIssuesInputSortReactionsThinkingFace
+	SearchPullRequestsInputSortReactionsHeart        = SearchIssuesInputSortReactionsHeart
+	SearchPullRequestsInputSortReactionsTada         = SearchIssuesInputSortReactionsTada
+	SearchPullRequestsInputSortInteractions          = SearchIssuesInputSortInteractions
+	SearchPullRequestsInputSortCreated               = SearchIssuesInputSortCreated
+	SearchPullRequestsInputSortUpdated               = SearchIssuesInputSortUpdated
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchPullRequestsInputSort) Valid() bool {
-	switch e {
-	case SearchPullRequestsInputSortComments, SearchPullRequestsInputSortReactions, SearchPullRequestsInputSortValue2, SearchPullRequestsInputSortValue3, SearchPullRequestsInputSortReactionsSmile, SearchPullRequestsInputSortReactionsThinkingFace, SearchPullRequestsInputSortReactionsHeart, SearchPullRequestsInputSortReactionsTada, SearchPullRequestsInputSortInteractions, SearchPullRequestsInputSortCreated, SearchPullRequestsInputSortUpdated:
-		return true
-	}
-	return false
-}
-
-func (e SearchPullRequestsInputSort) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"comments\", \"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-smile\", \"reactions-thinking_face\", \"reactions-heart\", \"reactions-tada\", \"interactions\", \"created\", \"updated\"")
-	}
-}
-
-// SearchRepositoriesInput is the input (arguments) of the "search_repositories" tool.
+// SearchRepositoriesInput is the input (arguments) of the "search_repositories"
+// tool.
 //
 // The tool's description:
 //
-//	Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
+// Find GitHub repositories by name, description, readme, topics, or other
+// metadata. Perfect for discovering projects, finding examples, or locating
+// specific repositories across GitHub.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchRepositoriesInput struct {
-	// Return minimal repository information (default: true). When false, returns full GitHub API repository objects.
+	// Return minimal repository information (default: true). When false,
+	// returns full GitHub API repository objects.
 	// Default: true (applied by the server, not by this type).
 	MinimalOutput *bool `json:"minimal_output,omitempty"`
 
@@ -16975,7 +17150,9 @@ type SearchRepositoriesInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.
+	// Repository search query. Examples: 'machine learning in:name stars:>1000
+	// language:python', 'topic:react', 'user:facebook'. Supports advanced
+	// search syntax for precise filtering.
 	Query string `json:"query"`
 
 	// Sort repositories by field, defaults to best match
@@ -16993,7 +17170,8 @@ func (v *SearchRepositoriesInput) UnmarshalJSON(data []byte) error {
 	return codecSearchRepositoriesInput.Decode(data, v)
 }
 
-// codecSearchRepositoriesInput is SearchRepositoriesInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchRepositoriesInput is SearchRepositoriesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSearchRepositoriesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "minimal_output", Presence: mcpimpl.OmitNil},
 	{Name: "order", Presence: mcpimpl.OmitNil},
@@ -17025,50 +17203,36 @@ func (v *SearchRepositoriesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_repositories input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_repositories input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchRepositoriesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_repositories input")
 }
 
-// DecodeSearchRepositoriesInput decodes the search_repositories input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchRepositoriesInput decodes the search_repositories input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchRepositoriesInput(data []byte) (v SearchRepositoriesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_repositories input")
 	return v, err
 }
 
-// SearchRepositoriesInputOrder is the schema at /properties/order of the "search_repositories" tool's input schema.
-//
-// Sort order
-type SearchRepositoriesInputOrder string
+// SearchRepositoriesInputOrder is the schema at /properties/order of the
+// "search_repositories" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchRepositoriesInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchRepositoriesInputOrder.
 const (
-	SearchRepositoriesInputOrderAsc  SearchRepositoriesInputOrder = "asc"
-	SearchRepositoriesInputOrderDesc SearchRepositoriesInputOrder = "desc"
+	SearchRepositoriesInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchRepositoriesInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchRepositoriesInputOrder) Valid() bool {
-	switch e {
-	case SearchRepositoriesInputOrderAsc, SearchRepositoriesInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchRepositoriesInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchRepositoriesInputSort is the schema at /properties/sort of the "search_repositories" tool's input schema.
+// SearchRepositoriesInputSort is the schema at /properties/sort of the
+// "search_repositories" tool's input schema.
 //
 // Sort repositories by field, defaults to best match
 type SearchRepositoriesInputSort string
@@ -17100,10 +17264,11 @@ func (e SearchRepositoriesInputSort) validate(ptr string, vs *mcpimpl.Violations
 //
 // The tool's description:
 //
-//	Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
+// Find GitHub users by username, real name, or other profile information.
+// Useful for locating developers, contributors, or team members.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchUsersInput struct {
 	// Sort order
 	Order *SearchUsersInputOrder `json:"order,omitempty"`
@@ -17114,10 +17279,12 @@ type SearchUsersInput struct {
 	// Results per page for pagination (min 1, max 100)
 	PerPage *float64 `json:"perPage,omitempty"`
 
-	// User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
+	// User search query. Examples: 'john smith', 'location:seattle',
+	// 'followers:>100'. Search is automatically scoped to type:user.
 	Query string `json:"query"`
 
-	// Sort users by number of followers or repositories, or when the person joined GitHub.
+	// Sort users by number of followers or repositories, or when the person
+	// joined GitHub.
 	Sort *SearchUsersInputSort `json:"sort,omitempty"`
 }
 
@@ -17132,7 +17299,8 @@ func (v *SearchUsersInput) UnmarshalJSON(data []byte) error {
 	return codecSearchUsersInput.Decode(data, v)
 }
 
-// codecSearchUsersInput is SearchUsersInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchUsersInput is SearchUsersInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchUsersInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "order", Presence: mcpimpl.OmitNil},
 	{Name: "page", Presence: mcpimpl.OmitNil},
@@ -17163,86 +17331,62 @@ func (v *SearchUsersInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_users input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_users input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchUsersInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_users input")
 }
 
-// DecodeSearchUsersInput decodes the search_users input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchUsersInput decodes the search_users input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchUsersInput(data []byte) (v SearchUsersInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_users input")
 	return v, err
 }
 
-// SearchUsersInputOrder is the schema at /properties/order of the "search_users" tool's input schema.
-//
-// Sort order
-type SearchUsersInputOrder string
+// SearchUsersInputOrder is the schema at /properties/order of the
+// "search_users" tool's input schema: the same type as
+// ListOrgRepositorySecurityAdvisoriesInputDirection, which declares it.
+type SearchUsersInputOrder = ListOrgRepositorySecurityAdvisoriesInputDirection
 
 // Values of SearchUsersInputOrder.
 const (
-	SearchUsersInputOrderAsc  SearchUsersInputOrder = "asc"
-	SearchUsersInputOrderDesc SearchUsersInputOrder = "desc"
+	SearchUsersInputOrderAsc  = ListOrgRepositorySecurityAdvisoriesInputDirectionAsc
+	SearchUsersInputOrderDesc = ListOrgRepositorySecurityAdvisoriesInputDirectionDesc
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchUsersInputOrder) Valid() bool {
-	switch e {
-	case SearchUsersInputOrderAsc, SearchUsersInputOrderDesc:
-		return true
-	}
-	return false
-}
-
-func (e SearchUsersInputOrder) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"asc\", \"desc\"")
-	}
-}
-
-// SearchUsersInputSort is the schema at /properties/sort of the "search_users" tool's input schema.
-//
-// Sort users by number of followers or repositories, or when the person joined GitHub.
-type SearchUsersInputSort string
+// SearchUsersInputSort is the schema at /properties/sort of the "search_users"
+// tool's input schema: the same type as SearchOrgsInputSort, which declares it.
+type SearchUsersInputSort = SearchOrgsInputSort
 
 // Values of SearchUsersInputSort.
 const (
-	SearchUsersInputSortFollowers    SearchUsersInputSort = "followers"
-	SearchUsersInputSortRepositories SearchUsersInputSort = "repositories"
-	SearchUsersInputSortJoined       SearchUsersInputSort = "joined"
+	SearchUsersInputSortFollowers    = SearchOrgsInputSortFollowers
+	SearchUsersInputSortRepositories = SearchOrgsInputSortRepositories
+	SearchUsersInputSortJoined       = SearchOrgsInputSortJoined
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e SearchUsersInputSort) Valid() bool {
-	switch e {
-	case SearchUsersInputSortFollowers, SearchUsersInputSortRepositories, SearchUsersInputSortJoined:
-		return true
-	}
-	return false
-}
-
-func (e SearchUsersInputSort) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"followers\", \"repositories\", \"joined\"")
-	}
-}
 
 // SetIssueFieldsInput is the input (arguments) of the "set_issue_fields" tool.
 //
 // The tool's description:
 //
-//	Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
+// Set issue field values for an issue. Fields are organization-level custom
+// fields (text, number, date, or single select). Use this to create or update
+// field values on an issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SetIssueFieldsInput struct {
-	// Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.
+	// Array of issue field values to set. Each element must have a 'field_id'
+	// (string, the GraphQL node ID of the field) and exactly one value field:
+	// 'text_value' for text fields, 'number_value' for number fields,
+	// 'date_value' (ISO 8601 date string) for date fields, or
+	// 'single_select_option_id' (the GraphQL node ID of the option) for single
+	// select fields. Set 'delete' to true to remove a field value.
 	Fields []SetIssueFieldsInputFieldsItem `json:"fields"`
 
 	// The issue number to update
@@ -17266,7 +17410,8 @@ func (v *SetIssueFieldsInput) UnmarshalJSON(data []byte) error {
 	return codecSetIssueFieldsInput.Decode(data, v)
 }
 
-// codecSetIssueFieldsInput is SetIssueFieldsInput's table for MarshalJSON and UnmarshalJSON.
+// codecSetIssueFieldsInput is SetIssueFieldsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSetIssueFieldsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "fields", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "issue_number", Required: true},
@@ -17288,29 +17433,32 @@ func (v *SetIssueFieldsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the set_issue_fields input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the set_issue_fields input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SetIssueFieldsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("set_issue_fields input")
 }
 
-// DecodeSetIssueFieldsInput decodes the set_issue_fields input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSetIssueFieldsInput decodes the set_issue_fields input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSetIssueFieldsInput(data []byte) (v SetIssueFieldsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "set_issue_fields input")
 	return v, err
 }
 
-// SetIssueFieldsInputFieldsItem is the schema at /properties/fields/items of the "set_issue_fields" tool's input schema.
+// SetIssueFieldsInputFieldsItem is the schema at /properties/fields/items of
+// the "set_issue_fields" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SetIssueFieldsInputFieldsItem struct {
-	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+	// How confident you are in this choice. Use 'HIGH' for clear signal or
+	// explicit user request, 'MEDIUM' for reasonable inference with some
+	// ambiguity, 'LOW' for best guess with limited signal.
 	Confidence *SetIssueFieldsInputFieldsItemConfidence `json:"confidence,omitempty"`
 
 	// The value to set for a date field (ISO 8601 date string)
@@ -17322,13 +17470,17 @@ type SetIssueFieldsInputFieldsItem struct {
 	// The GraphQL node ID of the issue field
 	FieldID string `json:"field_id"`
 
-	// If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.
+	// If true, this field value is sent to the API as a suggestion
+	// (suggest:true) rather than an applied value. Whether the value is applied
+	// or recorded as a proposal is determined by the API.
 	IsSuggestion *bool `json:"is_suggestion,omitempty"`
 
 	// The value to set for a number field
 	NumberValue *float64 `json:"number_value,omitempty"`
 
-	// One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).
+	// One concise sentence explaining what specifically about the issue led you
+	// to choose this field value. State the concrete signal (e.g. 'Reports a
+	// crash when saving' → high priority).
 	Rationale *string `json:"rationale,omitempty"`
 
 	// The GraphQL node ID of the option to set for a single select field
@@ -17349,7 +17501,8 @@ func (v *SetIssueFieldsInputFieldsItem) UnmarshalJSON(data []byte) error {
 	return codecSetIssueFieldsInputFieldsItem.Decode(data, v)
 }
 
-// codecSetIssueFieldsInputFieldsItem is SetIssueFieldsInputFieldsItem's table for MarshalJSON and UnmarshalJSON.
+// codecSetIssueFieldsInputFieldsItem is SetIssueFieldsInputFieldsItem's table
+// for MarshalJSON and UnmarshalJSON.
 var codecSetIssueFieldsInputFieldsItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "date_value", Presence: mcpimpl.OmitNil},
@@ -17373,41 +17526,26 @@ func (v *SetIssueFieldsInputFieldsItem) validate(ptr string, vs *mcpimpl.Violati
 	}
 }
 
-// SetIssueFieldsInputFieldsItemConfidence is the schema at /properties/fields/items/properties/confidence of the "set_issue_fields" tool's input schema.
-//
-// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-type SetIssueFieldsInputFieldsItemConfidence string
+// SetIssueFieldsInputFieldsItemConfidence is the schema at
+// /properties/fields/items/properties/confidence of the "set_issue_fields"
+// tool's input schema: the same type as
+// AssignCopilotToIssueWithIntentInputConfidence, which declares it.
+type SetIssueFieldsInputFieldsItemConfidence = AssignCopilotToIssueWithIntentInputConfidence
 
 // Values of SetIssueFieldsInputFieldsItemConfidence.
 const (
-	SetIssueFieldsInputFieldsItemConfidenceLow    SetIssueFieldsInputFieldsItemConfidence = "LOW"
-	SetIssueFieldsInputFieldsItemConfidenceMedium SetIssueFieldsInputFieldsItemConfidence = "MEDIUM"
-	SetIssueFieldsInputFieldsItemConfidenceHigh   SetIssueFieldsInputFieldsItemConfidence = "HIGH"
+	SetIssueFieldsInputFieldsItemConfidenceLow    = AssignCopilotToIssueWithIntentInputConfidenceLow
+	SetIssueFieldsInputFieldsItemConfidenceMedium = AssignCopilotToIssueWithIntentInputConfidenceMedium
+	SetIssueFieldsInputFieldsItemConfidenceHigh   = AssignCopilotToIssueWithIntentInputConfidenceHigh
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e SetIssueFieldsInputFieldsItemConfidence) Valid() bool {
-	switch e {
-	case SetIssueFieldsInputFieldsItemConfidenceLow, SetIssueFieldsInputFieldsItemConfidenceMedium, SetIssueFieldsInputFieldsItemConfidenceHigh:
-		return true
-	}
-	return false
-}
-
-func (e SetIssueFieldsInputFieldsItemConfidence) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LOW\", \"MEDIUM\", \"HIGH\"")
-	}
-}
 
 // StarRepositoryInput is the input (arguments) of the "star_repository" tool.
 //
 // The tool's description:
 //
-//	Star a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Star a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type StarRepositoryInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -17427,7 +17565,8 @@ func (v *StarRepositoryInput) UnmarshalJSON(data []byte) error {
 	return codecStarRepositoryInput.Decode(data, v)
 }
 
-// codecStarRepositoryInput is StarRepositoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecStarRepositoryInput is StarRepositoryInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecStarRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -17435,17 +17574,17 @@ var codecStarRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *StarRepositoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the star_repository input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the star_repository input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *StarRepositoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("star_repository input")
 }
 
-// DecodeStarRepositoryInput decodes the star_repository input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeStarRepositoryInput decodes the star_repository input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeStarRepositoryInput(data []byte) (v StarRepositoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "star_repository input")
@@ -17456,15 +17595,17 @@ func DecodeStarRepositoryInput(data []byte) (v StarRepositoryInput, err error) {
 //
 // The tool's description:
 //
-//	Add a sub-issue to a parent issue in a GitHub repository.
+// Add a sub-issue to a parent issue in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SubIssueWriteInput struct {
-	// The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)
+	// The ID of the sub-issue to be prioritized after (either after_id OR
+	// before_id should be specified)
 	AfterID *float64 `json:"after_id,omitempty"`
 
-	// The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)
+	// The ID of the sub-issue to be prioritized before (either after_id OR
+	// before_id should be specified)
 	BeforeID *float64 `json:"before_id,omitempty"`
 
 	// The number of the parent issue
@@ -17472,16 +17613,22 @@ type SubIssueWriteInput struct {
 
 	// The action to perform on a single sub-issue
 	// Options are:
-	// - 'add' - add a sub-issue to a parent issue in a GitHub repository.
-	// - 'remove' - remove a sub-issue from a parent issue in a GitHub repository.
-	// - 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.
-	// Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.
+	//
+	//   - 'add' - add a sub-issue to a parent issue in a GitHub repository.
+	//   - 'remove' - remove a sub-issue from a parent issue in a GitHub
+	//     repository.
+	//   - 'reprioritize' - change the order of sub-issues within a parent issue
+	//     in a GitHub repository. Use either 'after_id' or 'before_id' to
+	//     specify the new position. Writes issue hierarchy. To move a sub-issue
+	//     to a new parent, use `add` with `replace_parent=true`; there is no
+	//     writable parent field.
 	Method string `json:"method"`
 
 	// Repository owner
 	Owner string `json:"owner"`
 
-	// When true, replaces the sub-issue's current parent issue. Use with 'add' method only.
+	// When true, replaces the sub-issue's current parent issue. Use with 'add'
+	// method only.
 	ReplaceParent *bool `json:"replace_parent,omitempty"`
 
 	// Repository name
@@ -17502,7 +17649,8 @@ func (v *SubIssueWriteInput) UnmarshalJSON(data []byte) error {
 	return codecSubIssueWriteInput.Decode(data, v)
 }
 
-// codecSubIssueWriteInput is SubIssueWriteInput's table for MarshalJSON and UnmarshalJSON.
+// codecSubIssueWriteInput is SubIssueWriteInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSubIssueWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "after_id", Presence: mcpimpl.OmitNil},
 	{Name: "before_id", Presence: mcpimpl.OmitNil},
@@ -17516,31 +17664,32 @@ var codecSubIssueWriteInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *SubIssueWriteInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the sub_issue_write input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the sub_issue_write input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SubIssueWriteInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("sub_issue_write input")
 }
 
-// DecodeSubIssueWriteInput decodes the sub_issue_write input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSubIssueWriteInput decodes the sub_issue_write input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSubIssueWriteInput(data []byte) (v SubIssueWriteInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "sub_issue_write input")
 	return v, err
 }
 
-// SubmitPendingPullRequestReviewInput is the input (arguments) of the "submit_pending_pull_request_review" tool.
+// SubmitPendingPullRequestReviewInput is the input (arguments) of the
+// "submit_pending_pull_request_review" tool.
 //
 // The tool's description:
 //
-//	Submit a pending pull request review.
+// Submit a pending pull request review.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SubmitPendingPullRequestReviewInput struct {
 	// The review body text (optional)
 	Body *string `json:"body,omitempty"`
@@ -17569,7 +17718,9 @@ func (v *SubmitPendingPullRequestReviewInput) UnmarshalJSON(data []byte) error {
 	return codecSubmitPendingPullRequestReviewInput.Decode(data, v)
 }
 
-// codecSubmitPendingPullRequestReviewInput is SubmitPendingPullRequestReviewInput's table for MarshalJSON and UnmarshalJSON.
+// codecSubmitPendingPullRequestReviewInput is
+// SubmitPendingPullRequestReviewInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSubmitPendingPullRequestReviewInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Presence: mcpimpl.OmitNil},
 	{Name: "event", Required: true},
@@ -17585,58 +17736,45 @@ func (v *SubmitPendingPullRequestReviewInput) validate(ptr string, vs *mcpimpl.V
 	}
 }
 
-// Validate reports every violation of the submit_pending_pull_request_review input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the submit_pending_pull_request_review
+// input schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SubmitPendingPullRequestReviewInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("submit_pending_pull_request_review input")
 }
 
-// DecodeSubmitPendingPullRequestReviewInput decodes the submit_pending_pull_request_review input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSubmitPendingPullRequestReviewInput decodes the
+// submit_pending_pull_request_review input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeSubmitPendingPullRequestReviewInput(data []byte) (v SubmitPendingPullRequestReviewInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "submit_pending_pull_request_review input")
 	return v, err
 }
 
-// SubmitPendingPullRequestReviewInputEvent is the schema at /properties/event of the "submit_pending_pull_request_review" tool's input schema.
-//
-// The review action to perform
-type SubmitPendingPullRequestReviewInputEvent string
+// SubmitPendingPullRequestReviewInputEvent is the schema at /properties/event
+// of the "submit_pending_pull_request_review" tool's input schema: the same
+// type as CreatePullRequestReviewInputEvent, which declares it.
+type SubmitPendingPullRequestReviewInputEvent = CreatePullRequestReviewInputEvent
 
 // Values of SubmitPendingPullRequestReviewInputEvent.
 const (
-	SubmitPendingPullRequestReviewInputEventApprove        SubmitPendingPullRequestReviewInputEvent = "APPROVE"
-	SubmitPendingPullRequestReviewInputEventRequestChanges SubmitPendingPullRequestReviewInputEvent = "REQUEST_CHANGES"
-	SubmitPendingPullRequestReviewInputEventComment        SubmitPendingPullRequestReviewInputEvent = "COMMENT"
+	SubmitPendingPullRequestReviewInputEventApprove        = CreatePullRequestReviewInputEventApprove
+	SubmitPendingPullRequestReviewInputEventRequestChanges = CreatePullRequestReviewInputEventRequestChanges
+	SubmitPendingPullRequestReviewInputEventComment        = CreatePullRequestReviewInputEventComment
 )
-
-// Valid reports whether e is one of the values the schema allows.
-func (e SubmitPendingPullRequestReviewInputEvent) Valid() bool {
-	switch e {
-	case SubmitPendingPullRequestReviewInputEventApprove, SubmitPendingPullRequestReviewInputEventRequestChanges, SubmitPendingPullRequestReviewInputEventComment:
-		return true
-	}
-	return false
-}
-
-func (e SubmitPendingPullRequestReviewInputEvent) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"")
-	}
-}
 
 // UIGetInput is the input (arguments) of the "ui_get" tool.
 //
 // The tool's description:
 //
-//	Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
+// Fetch UI data for MCP Apps (labels, assignees, milestones, issue types,
+// branches, issue fields, reviewers).
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UIGetInput struct {
 	// The type of data to fetch
 	Method UIGetInputMethod `json:"method"`
@@ -17644,7 +17782,8 @@ type UIGetInput struct {
 	// Repository owner (required for all methods)
 	Owner string `json:"owner"`
 
-	// Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
+	// Repository name (required for labels, assignees, milestones, branches,
+	// issue fields, reviewers)
 	Repo *string `json:"repo,omitempty"`
 }
 
@@ -17670,24 +17809,25 @@ func (v *UIGetInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Method.validate(ptr+"/method", vs)
 }
 
-// Validate reports every violation of the ui_get input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the ui_get input schema's constraints as
+// a *mcpruntime.ValidationError, or returns nil.
 func (v *UIGetInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("ui_get input")
 }
 
-// DecodeUIGetInput decodes the ui_get input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUIGetInput decodes the ui_get input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeUIGetInput(data []byte) (v UIGetInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "ui_get input")
 	return v, err
 }
 
-// UIGetInputMethod is the schema at /properties/method of the "ui_get" tool's input schema.
+// UIGetInputMethod is the schema at /properties/method of the "ui_get" tool's
+// input schema.
 //
 // The type of data to fetch
 type UIGetInputMethod string
@@ -17718,14 +17858,16 @@ func (e UIGetInputMethod) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// UnresolveReviewThreadInput is the input (arguments) of the "unresolve_review_thread" tool.
+// UnresolveReviewThreadInput is the input (arguments) of the
+// "unresolve_review_thread" tool.
 //
 // The tool's description:
 //
-//	Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
+// Unresolve a previously resolved review thread on a pull request. Unresolving
+// an already-unresolved thread is a no-op.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UnresolveReviewThreadInput struct {
 	// The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
 	ThreadID string `json:"threadID"`
@@ -17742,38 +17884,40 @@ func (v *UnresolveReviewThreadInput) UnmarshalJSON(data []byte) error {
 	return codecUnresolveReviewThreadInput.Decode(data, v)
 }
 
-// codecUnresolveReviewThreadInput is UnresolveReviewThreadInput's table for MarshalJSON and UnmarshalJSON.
+// codecUnresolveReviewThreadInput is UnresolveReviewThreadInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUnresolveReviewThreadInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "threadID", Required: true},
 }}
 
 func (v *UnresolveReviewThreadInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the unresolve_review_thread input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the unresolve_review_thread input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UnresolveReviewThreadInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("unresolve_review_thread input")
 }
 
-// DecodeUnresolveReviewThreadInput decodes the unresolve_review_thread input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUnresolveReviewThreadInput decodes the unresolve_review_thread input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUnresolveReviewThreadInput(data []byte) (v UnresolveReviewThreadInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "unresolve_review_thread input")
 	return v, err
 }
 
-// UnstarRepositoryInput is the input (arguments) of the "unstar_repository" tool.
+// UnstarRepositoryInput is the input (arguments) of the "unstar_repository"
+// tool.
 //
 // The tool's description:
 //
-//	Unstar a GitHub repository
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Unstar a GitHub repository
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UnstarRepositoryInput struct {
 	// Repository owner
 	Owner string `json:"owner"`
@@ -17793,7 +17937,8 @@ func (v *UnstarRepositoryInput) UnmarshalJSON(data []byte) error {
 	return codecUnstarRepositoryInput.Decode(data, v)
 }
 
-// codecUnstarRepositoryInput is UnstarRepositoryInput's table for MarshalJSON and UnmarshalJSON.
+// codecUnstarRepositoryInput is UnstarRepositoryInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecUnstarRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -17801,17 +17946,17 @@ var codecUnstarRepositoryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *UnstarRepositoryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the unstar_repository input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the unstar_repository input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UnstarRepositoryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("unstar_repository input")
 }
 
-// DecodeUnstarRepositoryInput decodes the unstar_repository input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeUnstarRepositoryInput decodes the unstar_repository input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUnstarRepositoryInput(data []byte) (v UnstarRepositoryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "unstar_repository input")
@@ -17822,10 +17967,9 @@ func DecodeUnstarRepositoryInput(data []byte) (v UnstarRepositoryInput, err erro
 //
 // The tool's description:
 //
-//	Update an existing gist
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Update an existing gist
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateGistInput struct {
 	// Content for the file
 	Content string `json:"content"`
@@ -17851,7 +17995,8 @@ func (v *UpdateGistInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateGistInput.Decode(data, v)
 }
 
-// codecUpdateGistInput is UpdateGistInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateGistInput is UpdateGistInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecUpdateGistInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 	{Name: "description", Presence: mcpimpl.OmitNil},
@@ -17861,31 +18006,34 @@ var codecUpdateGistInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *UpdateGistInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the update_gist input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_gist input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateGistInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_gist input")
 }
 
-// DecodeUpdateGistInput decodes the update_gist input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateGistInput decodes the update_gist input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateGistInput(data []byte) (v UpdateGistInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_gist input")
 	return v, err
 }
 
-// UpdateIssueAssigneesInput is the input (arguments) of the "update_issue_assignees" tool.
+// UpdateIssueAssigneesInput is the input (arguments) of the
+// "update_issue_assignees" tool.
 //
 // The tool's description:
 //
-//	Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+// Update the assignees of an existing issue. This replaces the current
+// assignees with the provided list. When setting values, include a confidence
+// level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueAssigneesInput struct {
 	// GitHub usernames to assign to this issue.
 	Assignees []UpdateIssueAssigneesInputAssigneesItem `json:"assignees"`
@@ -17911,7 +18059,8 @@ func (v *UpdateIssueAssigneesInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueAssigneesInput.Decode(data, v)
 }
 
-// codecUpdateIssueAssigneesInput is UpdateIssueAssigneesInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueAssigneesInput is UpdateIssueAssigneesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdateIssueAssigneesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "assignees", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "issue_number", Required: true},
@@ -17930,48 +18079,52 @@ func (v *UpdateIssueAssigneesInput) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// Validate reports every violation of the update_issue_assignees input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_assignees input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueAssigneesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_assignees input")
 }
 
-// DecodeUpdateIssueAssigneesInput decodes the update_issue_assignees input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateIssueAssigneesInput decodes the update_issue_assignees input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdateIssueAssigneesInput(data []byte) (v UpdateIssueAssigneesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_assignees input")
 	return v, err
 }
 
-// UpdateIssueAssigneesInputAssigneesItem is the schema at /properties/assignees/items of the "update_issue_assignees" tool's input schema.
+// UpdateIssueAssigneesInputAssigneesItem is the schema at
+// /properties/assignees/items of the "update_issue_assignees" tool's input
+// schema.
 //
-// It is one of String, Object, told apart by the JSON type of the value. Exactly one is set: build one with UpdateIssueAssigneesInputAssigneesItemOfString and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of String, Login, told apart by the JSON type of the value. Exactly
+// one is set: build one with UpdateIssueAssigneesInputAssigneesItemOfString and
+// the other constructors, read it with the As methods. The zero value has none
+// set and is invalid.
 type UpdateIssueAssigneesInputAssigneesItem struct {
 	vString *string
-	vObject *UpdateIssueAssigneesInputAssigneesObject
+	vLogin  *UpdateIssueAssigneesInputAssigneesLogin
 }
 
-// UpdateIssueAssigneesInputAssigneesItemOfString returns the value whose String variant is v.
+// UpdateIssueAssigneesInputAssigneesItemOfString returns the value whose String
+// variant is v.
 func UpdateIssueAssigneesInputAssigneesItemOfString(v string) UpdateIssueAssigneesInputAssigneesItem {
 	return UpdateIssueAssigneesInputAssigneesItem{vString: &v}
 }
 
-// UpdateIssueAssigneesInputAssigneesItemOfObject returns the value whose Object variant is v.
-func UpdateIssueAssigneesInputAssigneesItemOfObject(v UpdateIssueAssigneesInputAssigneesObject) UpdateIssueAssigneesInputAssigneesItem {
-	return UpdateIssueAssigneesInputAssigneesItem{vObject: &v}
+// UpdateIssueAssigneesInputAssigneesItemOfLogin returns the value whose Login
+// variant is v.
+func UpdateIssueAssigneesInputAssigneesItemOfLogin(v UpdateIssueAssigneesInputAssigneesLogin) UpdateIssueAssigneesInputAssigneesItem {
+	return UpdateIssueAssigneesInputAssigneesItem{vLogin: &v}
 }
 
 // AsString returns the String variant and whether it is the one set.
 func (u UpdateIssueAssigneesInputAssigneesItem) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
+	return mcpimpl.As(u.vString)
 }
 
 // SetString makes v the value, replacing any other variant.
@@ -17979,98 +18132,93 @@ func (u *UpdateIssueAssigneesInputAssigneesItem) SetString(v string) {
 	*u = UpdateIssueAssigneesInputAssigneesItem{vString: &v}
 }
 
-// AsObject returns the Object variant and whether it is the one set.
-func (u UpdateIssueAssigneesInputAssigneesItem) AsObject() (UpdateIssueAssigneesInputAssigneesObject, bool) {
-	if u.vObject == nil {
-		var zero UpdateIssueAssigneesInputAssigneesObject
-		return zero, false
-	}
-	return *u.vObject, true
+// AsLogin returns the Login variant and whether it is the one set.
+func (u UpdateIssueAssigneesInputAssigneesItem) AsLogin() (UpdateIssueAssigneesInputAssigneesLogin, bool) {
+	return mcpimpl.As(u.vLogin)
 }
 
-// SetObject makes v the value, replacing any other variant.
-func (u *UpdateIssueAssigneesInputAssigneesItem) SetObject(v UpdateIssueAssigneesInputAssigneesObject) {
-	*u = UpdateIssueAssigneesInputAssigneesItem{vObject: &v}
+// SetLogin makes v the value, replacing any other variant.
+func (u *UpdateIssueAssigneesInputAssigneesItem) SetLogin(v UpdateIssueAssigneesInputAssigneesLogin) {
+	*u = UpdateIssueAssigneesInputAssigneesItem{vLogin: &v}
 }
 
 // MarshalJSON encodes the variant that is set.
 func (u UpdateIssueAssigneesInputAssigneesItem) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	case u.vObject != nil:
-		return json.Marshal(u.vObject)
-	}
-	return nil, errors.New("UpdateIssueAssigneesInputAssigneesItem: no variant is set")
+	return codecUpdateIssueAssigneesInputAssigneesItem.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *UpdateIssueAssigneesInputAssigneesItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out UpdateIssueAssigneesInputAssigneesItem
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	case "object":
-		out.vObject = new(UpdateIssueAssigneesInputAssigneesObject)
-		mcpimpl.DecodeInner[UpdateIssueAssigneesInputAssigneesObject](data, out.vObject, "", &vs)
-	default:
-		vs.Add("", "expected string or object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecUpdateIssueAssigneesInputAssigneesItem.Decode(data, u)
 }
+
+// codecUpdateIssueAssigneesInputAssigneesItem is
+// UpdateIssueAssigneesInputAssigneesItem's table for MarshalJSON and
+// UnmarshalJSON.
+var codecUpdateIssueAssigneesInputAssigneesItem = mcpimpl.Union{Name: "UpdateIssueAssigneesInputAssigneesItem", OneOf: true, Variants: []mcpimpl.Variant{
+	{Name: "String", Kind: "string"},
+	{Name: "Login", Kind: "object"},
+}}
 
 func (u *UpdateIssueAssigneesInputAssigneesItem) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
 	case u.vString != nil:
-	case u.vObject != nil:
-		(*u.vObject).validate(ptr, vs)
+	case u.vLogin != nil:
+		(*u.vLogin).validate(ptr, vs)
 	default:
 		vs.Add(ptr, "no variant is set")
 	}
 }
 
-// UpdateIssueAssigneesInputAssigneesObject is the schema at /properties/assignees/items/oneOf/1 of the "update_issue_assignees" tool's input schema.
+// UpdateIssueAssigneesInputAssigneesLogin is the schema at
+// /properties/assignees/items/oneOf/1 of the "update_issue_assignees" tool's
+// input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
-type UpdateIssueAssigneesInputAssigneesObject struct {
-	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-	Confidence *UpdateIssueAssigneesInputConfidence `json:"confidence,omitempty"`
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
+type UpdateIssueAssigneesInputAssigneesLogin struct {
+	// How confident you are in this choice. Use 'HIGH' for clear signal or
+	// explicit user request, 'MEDIUM' for reasonable inference with some
+	// ambiguity, 'LOW' for best guess with limited signal.
+	Confidence *UpdateIssueAssigneesInputLoginConfidence `json:"confidence,omitempty"`
 
-	// If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.
+	// If true, this assignee is sent to the API as a suggestion (suggest:true)
+	// rather than an applied assignee. Whether the assignee is applied or
+	// recorded as a proposal is determined by the API.
 	IsSuggestion *bool `json:"is_suggestion,omitempty"`
 
 	// GitHub username
 	Login string `json:"login"`
 
-	// One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').
+	// One concise sentence explaining what specifically about the issue led you
+	// to choose this assignee. State the concrete signal (e.g. 'Authored the
+	// file the crash originates in').
 	Rationale *string `json:"rationale,omitempty"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v UpdateIssueAssigneesInputAssigneesObject) MarshalJSON() ([]byte, error) {
-	return codecUpdateIssueAssigneesInputAssigneesObject.Encode(&v)
+func (v UpdateIssueAssigneesInputAssigneesLogin) MarshalJSON() ([]byte, error) {
+	return codecUpdateIssueAssigneesInputAssigneesLogin.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
-func (v *UpdateIssueAssigneesInputAssigneesObject) UnmarshalJSON(data []byte) error {
-	return codecUpdateIssueAssigneesInputAssigneesObject.Decode(data, v)
+func (v *UpdateIssueAssigneesInputAssigneesLogin) UnmarshalJSON(data []byte) error {
+	return codecUpdateIssueAssigneesInputAssigneesLogin.Decode(data, v)
 }
 
-// codecUpdateIssueAssigneesInputAssigneesObject is UpdateIssueAssigneesInputAssigneesObject's table for MarshalJSON and UnmarshalJSON.
-var codecUpdateIssueAssigneesInputAssigneesObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
+// codecUpdateIssueAssigneesInputAssigneesLogin is
+// UpdateIssueAssigneesInputAssigneesLogin's table for MarshalJSON and
+// UnmarshalJSON.
+var codecUpdateIssueAssigneesInputAssigneesLogin = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "is_suggestion", Presence: mcpimpl.OmitNil},
 	{Name: "login", Required: true},
 	{Name: "rationale", Presence: mcpimpl.OmitNil},
 }}
 
-func (v *UpdateIssueAssigneesInputAssigneesObject) validate(ptr string, vs *mcpimpl.Violations) {
+func (v *UpdateIssueAssigneesInputAssigneesLogin) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Confidence != nil {
 		(*v.Confidence).validate(ptr+"/confidence", vs)
 	}
@@ -18081,41 +18229,28 @@ func (v *UpdateIssueAssigneesInputAssigneesObject) validate(ptr string, vs *mcpi
 	}
 }
 
-// UpdateIssueAssigneesInputConfidence is the schema at /properties/assignees/items/oneOf/1/properties/confidence of the "update_issue_assignees" tool's input schema.
-//
-// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-type UpdateIssueAssigneesInputConfidence string
+// UpdateIssueAssigneesInputLoginConfidence is the schema at
+// /properties/assignees/items/oneOf/1/properties/confidence of the
+// "update_issue_assignees" tool's input schema: the same type as
+// AssignCopilotToIssueWithIntentInputConfidence, which declares it.
+type UpdateIssueAssigneesInputLoginConfidence = AssignCopilotToIssueWithIntentInputConfidence
 
-// Values of UpdateIssueAssigneesInputConfidence.
+// Values of UpdateIssueAssigneesInputLoginConfidence.
 const (
-	UpdateIssueAssigneesInputConfidenceLow    UpdateIssueAssigneesInputConfidence = "LOW"
-	UpdateIssueAssigneesInputConfidenceMedium UpdateIssueAssigneesInputConfidence = "MEDIUM"
-	UpdateIssueAssigneesInputConfidenceHigh   UpdateIssueAssigneesInputConfidence = "HIGH"
+	UpdateIssueAssigneesInputLoginConfidenceLow    = AssignCopilotToIssueWithIntentInputConfidenceLow
+	UpdateIssueAssigneesInputLoginConfidenceMedium = AssignCopilotToIssueWithIntentInputConfidenceMedium
+	UpdateIssueAssigneesInputLoginConfidenceHigh   = AssignCopilotToIssueWithIntentInputConfidenceHigh
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueAssigneesInputConfidence) Valid() bool {
-	switch e {
-	case UpdateIssueAssigneesInputConfidenceLow, UpdateIssueAssigneesInputConfidenceMedium, UpdateIssueAssigneesInputConfidenceHigh:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueAssigneesInputConfidence) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LOW\", \"MEDIUM\", \"HIGH\"")
-	}
-}
-
-// UpdateIssueBodyInput is the input (arguments) of the "update_issue_body" tool.
+// UpdateIssueBodyInput is the input (arguments) of the "update_issue_body"
+// tool.
 //
 // The tool's description:
 //
-//	Update the body content of an existing issue.
+// Update the body content of an existing issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueBodyInput struct {
 	// The new body content for the issue
 	Body string `json:"body"`
@@ -18141,7 +18276,8 @@ func (v *UpdateIssueBodyInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueBodyInput.Decode(data, v)
 }
 
-// codecUpdateIssueBodyInput is UpdateIssueBodyInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueBodyInput is UpdateIssueBodyInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecUpdateIssueBodyInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Required: true},
 	{Name: "issue_number", Required: true},
@@ -18155,31 +18291,34 @@ func (v *UpdateIssueBodyInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_issue_body input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_body input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueBodyInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_body input")
 }
 
-// DecodeUpdateIssueBodyInput decodes the update_issue_body input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeUpdateIssueBodyInput decodes the update_issue_body input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateIssueBodyInput(data []byte) (v UpdateIssueBodyInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_body input")
 	return v, err
 }
 
-// UpdateIssueLabelsInput is the input (arguments) of the "update_issue_labels" tool.
+// UpdateIssueLabelsInput is the input (arguments) of the "update_issue_labels"
+// tool.
 //
 // The tool's description:
 //
-//	Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+// Update the labels of an existing issue. This replaces the current labels with
+// the provided list. When setting values, include a confidence level (LOW,
+// MEDIUM, or HIGH) reflecting how certain you are about the choice.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueLabelsInput struct {
 	// The issue number to update
 	IssueNumber float64 `json:"issue_number"`
@@ -18205,7 +18344,8 @@ func (v *UpdateIssueLabelsInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueLabelsInput.Decode(data, v)
 }
 
-// codecUpdateIssueLabelsInput is UpdateIssueLabelsInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueLabelsInput is UpdateIssueLabelsInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecUpdateIssueLabelsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "labels", Presence: mcpimpl.EmptyArray, Required: true},
@@ -18224,147 +18364,141 @@ func (v *UpdateIssueLabelsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_issue_labels input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_labels input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueLabelsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_labels input")
 }
 
-// DecodeUpdateIssueLabelsInput decodes the update_issue_labels input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateIssueLabelsInput decodes the update_issue_labels input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateIssueLabelsInput(data []byte) (v UpdateIssueLabelsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_labels input")
 	return v, err
 }
 
-// UpdateIssueLabelsInputLabelsItem is the schema at /properties/labels/items of the "update_issue_labels" tool's input schema.
+// UpdateIssueLabelsInputLabelsItem is the schema at /properties/labels/items of
+// the "update_issue_labels" tool's input schema.
 //
-// It is one of String, Object, told apart by the JSON type of the value. Exactly one is set: build one with UpdateIssueLabelsInputLabelsItemOfString and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of String, Name, told apart by the JSON type of the value. Exactly
+// one is set: build one with UpdateIssueLabelsInputLabelsItemOfString and the
+// other constructors, read it with the As methods. The zero value has none set
+// and is invalid.
 type UpdateIssueLabelsInputLabelsItem struct {
 	vString *string
-	vObject *UpdateIssueLabelsInputLabelsItemObject
+	vName   *UpdateIssueLabelsInputLabelsItemName
 }
 
-// UpdateIssueLabelsInputLabelsItemOfString returns the value whose String variant is v.
+// UpdateIssueLabelsInputLabelsItemOfString returns the value whose String
+// variant is v.
 func UpdateIssueLabelsInputLabelsItemOfString(v string) UpdateIssueLabelsInputLabelsItem {
 	return UpdateIssueLabelsInputLabelsItem{vString: &v}
 }
 
-// UpdateIssueLabelsInputLabelsItemOfObject returns the value whose Object variant is v.
-func UpdateIssueLabelsInputLabelsItemOfObject(v UpdateIssueLabelsInputLabelsItemObject) UpdateIssueLabelsInputLabelsItem {
-	return UpdateIssueLabelsInputLabelsItem{vObject: &v}
+// UpdateIssueLabelsInputLabelsItemOfName returns the value whose Name variant
+// is v.
+func UpdateIssueLabelsInputLabelsItemOfName(v UpdateIssueLabelsInputLabelsItemName) UpdateIssueLabelsInputLabelsItem {
+	return UpdateIssueLabelsInputLabelsItem{vName: &v}
 }
 
 // AsString returns the String variant and whether it is the one set.
-func (u UpdateIssueLabelsInputLabelsItem) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
+func (u UpdateIssueLabelsInputLabelsItem) AsString() (string, bool) { return mcpimpl.As(u.vString) }
 
 // SetString makes v the value, replacing any other variant.
 func (u *UpdateIssueLabelsInputLabelsItem) SetString(v string) {
 	*u = UpdateIssueLabelsInputLabelsItem{vString: &v}
 }
 
-// AsObject returns the Object variant and whether it is the one set.
-func (u UpdateIssueLabelsInputLabelsItem) AsObject() (UpdateIssueLabelsInputLabelsItemObject, bool) {
-	if u.vObject == nil {
-		var zero UpdateIssueLabelsInputLabelsItemObject
-		return zero, false
-	}
-	return *u.vObject, true
+// AsName returns the Name variant and whether it is the one set.
+func (u UpdateIssueLabelsInputLabelsItem) AsName() (UpdateIssueLabelsInputLabelsItemName, bool) {
+	return mcpimpl.As(u.vName)
 }
 
-// SetObject makes v the value, replacing any other variant.
-func (u *UpdateIssueLabelsInputLabelsItem) SetObject(v UpdateIssueLabelsInputLabelsItemObject) {
-	*u = UpdateIssueLabelsInputLabelsItem{vObject: &v}
+// SetName makes v the value, replacing any other variant.
+func (u *UpdateIssueLabelsInputLabelsItem) SetName(v UpdateIssueLabelsInputLabelsItemName) {
+	*u = UpdateIssueLabelsInputLabelsItem{vName: &v}
 }
 
 // MarshalJSON encodes the variant that is set.
 func (u UpdateIssueLabelsInputLabelsItem) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	case u.vObject != nil:
-		return json.Marshal(u.vObject)
-	}
-	return nil, errors.New("UpdateIssueLabelsInputLabelsItem: no variant is set")
+	return codecUpdateIssueLabelsInputLabelsItem.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *UpdateIssueLabelsInputLabelsItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out UpdateIssueLabelsInputLabelsItem
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	case "object":
-		out.vObject = new(UpdateIssueLabelsInputLabelsItemObject)
-		mcpimpl.DecodeInner[UpdateIssueLabelsInputLabelsItemObject](data, out.vObject, "", &vs)
-	default:
-		vs.Add("", "expected string or object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecUpdateIssueLabelsInputLabelsItem.Decode(data, u)
 }
+
+// codecUpdateIssueLabelsInputLabelsItem is UpdateIssueLabelsInputLabelsItem's
+// table for MarshalJSON and UnmarshalJSON.
+var codecUpdateIssueLabelsInputLabelsItem = mcpimpl.Union{Name: "UpdateIssueLabelsInputLabelsItem", OneOf: true, Variants: []mcpimpl.Variant{
+	{Name: "String", Kind: "string"},
+	{Name: "Name", Kind: "object"},
+}}
 
 func (u *UpdateIssueLabelsInputLabelsItem) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
 	case u.vString != nil:
-	case u.vObject != nil:
-		(*u.vObject).validate(ptr, vs)
+	case u.vName != nil:
+		(*u.vName).validate(ptr, vs)
 	default:
 		vs.Add(ptr, "no variant is set")
 	}
 }
 
-// UpdateIssueLabelsInputLabelsItemObject is the schema at /properties/labels/items/oneOf/1 of the "update_issue_labels" tool's input schema.
+// UpdateIssueLabelsInputLabelsItemName is the schema at
+// /properties/labels/items/oneOf/1 of the "update_issue_labels" tool's input
+// schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
-type UpdateIssueLabelsInputLabelsItemObject struct {
-	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-	Confidence *UpdateIssueLabelsInputObjectConfidence `json:"confidence,omitempty"`
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
+type UpdateIssueLabelsInputLabelsItemName struct {
+	// How confident you are in this choice. Use 'HIGH' for clear signal or
+	// explicit user request, 'MEDIUM' for reasonable inference with some
+	// ambiguity, 'LOW' for best guess with limited signal.
+	Confidence *UpdateIssueLabelsInputNameConfidence `json:"confidence,omitempty"`
 
-	// If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.
+	// If true, this label is sent to the API as a suggestion (suggest:true)
+	// rather than an applied label. Whether the label is applied or recorded as
+	// a proposal is determined by the API.
 	IsSuggestion *bool `json:"is_suggestion,omitempty"`
 
 	// Label name
 	Name string `json:"name"`
 
-	// One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).
+	// One concise sentence explaining what specifically about the issue led you
+	// to choose this label. State the concrete signal (e.g. 'Reports a crash
+	// when saving' → bug).
 	Rationale *string `json:"rationale,omitempty"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v UpdateIssueLabelsInputLabelsItemObject) MarshalJSON() ([]byte, error) {
-	return codecUpdateIssueLabelsInputLabelsItemObject.Encode(&v)
+func (v UpdateIssueLabelsInputLabelsItemName) MarshalJSON() ([]byte, error) {
+	return codecUpdateIssueLabelsInputLabelsItemName.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
-func (v *UpdateIssueLabelsInputLabelsItemObject) UnmarshalJSON(data []byte) error {
-	return codecUpdateIssueLabelsInputLabelsItemObject.Decode(data, v)
+func (v *UpdateIssueLabelsInputLabelsItemName) UnmarshalJSON(data []byte) error {
+	return codecUpdateIssueLabelsInputLabelsItemName.Decode(data, v)
 }
 
-// codecUpdateIssueLabelsInputLabelsItemObject is UpdateIssueLabelsInputLabelsItemObject's table for MarshalJSON and UnmarshalJSON.
-var codecUpdateIssueLabelsInputLabelsItemObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
+// codecUpdateIssueLabelsInputLabelsItemName is
+// UpdateIssueLabelsInputLabelsItemName's table for MarshalJSON and
+// UnmarshalJSON.
+var codecUpdateIssueLabelsInputLabelsItemName = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "is_suggestion", Presence: mcpimpl.OmitNil},
 	{Name: "name", Required: true},
 	{Name: "rationale", Presence: mcpimpl.OmitNil},
 }}
 
-func (v *UpdateIssueLabelsInputLabelsItemObject) validate(ptr string, vs *mcpimpl.Violations) {
+func (v *UpdateIssueLabelsInputLabelsItemName) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Confidence != nil {
 		(*v.Confidence).validate(ptr+"/confidence", vs)
 	}
@@ -18375,41 +18509,28 @@ func (v *UpdateIssueLabelsInputLabelsItemObject) validate(ptr string, vs *mcpimp
 	}
 }
 
-// UpdateIssueLabelsInputObjectConfidence is the schema at /properties/labels/items/oneOf/1/properties/confidence of the "update_issue_labels" tool's input schema.
-//
-// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-type UpdateIssueLabelsInputObjectConfidence string
+// UpdateIssueLabelsInputNameConfidence is the schema at
+// /properties/labels/items/oneOf/1/properties/confidence of the
+// "update_issue_labels" tool's input schema: the same type as
+// AssignCopilotToIssueWithIntentInputConfidence, which declares it.
+type UpdateIssueLabelsInputNameConfidence = AssignCopilotToIssueWithIntentInputConfidence
 
-// Values of UpdateIssueLabelsInputObjectConfidence.
+// Values of UpdateIssueLabelsInputNameConfidence.
 const (
-	UpdateIssueLabelsInputObjectConfidenceLow    UpdateIssueLabelsInputObjectConfidence = "LOW"
-	UpdateIssueLabelsInputObjectConfidenceMedium UpdateIssueLabelsInputObjectConfidence = "MEDIUM"
-	UpdateIssueLabelsInputObjectConfidenceHigh   UpdateIssueLabelsInputObjectConfidence = "HIGH"
+	UpdateIssueLabelsInputNameConfidenceLow    = AssignCopilotToIssueWithIntentInputConfidenceLow
+	UpdateIssueLabelsInputNameConfidenceMedium = AssignCopilotToIssueWithIntentInputConfidenceMedium
+	UpdateIssueLabelsInputNameConfidenceHigh   = AssignCopilotToIssueWithIntentInputConfidenceHigh
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueLabelsInputObjectConfidence) Valid() bool {
-	switch e {
-	case UpdateIssueLabelsInputObjectConfidenceLow, UpdateIssueLabelsInputObjectConfidenceMedium, UpdateIssueLabelsInputObjectConfidenceHigh:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueLabelsInputObjectConfidence) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LOW\", \"MEDIUM\", \"HIGH\"")
-	}
-}
-
-// UpdateIssueMilestoneInput is the input (arguments) of the "update_issue_milestone" tool.
+// UpdateIssueMilestoneInput is the input (arguments) of the
+// "update_issue_milestone" tool.
 //
 // The tool's description:
 //
-//	Update the milestone of an existing issue.
+// Update the milestone of an existing issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueMilestoneInput struct {
 	// The issue number to update
 	IssueNumber float64 `json:"issue_number"`
@@ -18435,7 +18556,8 @@ func (v *UpdateIssueMilestoneInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueMilestoneInput.Decode(data, v)
 }
 
-// codecUpdateIssueMilestoneInput is UpdateIssueMilestoneInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueMilestoneInput is UpdateIssueMilestoneInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdateIssueMilestoneInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "milestone", Required: true},
@@ -18452,39 +18574,51 @@ func (v *UpdateIssueMilestoneInput) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// Validate reports every violation of the update_issue_milestone input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_milestone input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueMilestoneInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_milestone input")
 }
 
-// DecodeUpdateIssueMilestoneInput decodes the update_issue_milestone input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateIssueMilestoneInput decodes the update_issue_milestone input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdateIssueMilestoneInput(data []byte) (v UpdateIssueMilestoneInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_milestone input")
 	return v, err
 }
 
-// UpdateIssueStateInput is the input (arguments) of the "update_issue_state" tool.
+// UpdateIssueStateInput is the input (arguments) of the "update_issue_state"
+// tool.
 //
 // The tool's description:
 //
-//	Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
+// Update the state of an existing issue (open or closed), with an optional
+// state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH)
+// reflecting how certain you are about the decision. Use is_suggestion to
+// propose the change without applying it directly.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueStateInput struct {
-	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+	// How confident you are in this choice. Use 'HIGH' for clear signal or
+	// explicit user request, 'MEDIUM' for reasonable inference with some
+	// ambiguity, 'LOW' for best guess with limited signal.
 	Confidence *UpdateIssueStateInputConfidence `json:"confidence,omitempty"`
 
-	// The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.
+	// The issue number of the canonical issue this issue duplicates. Only valid
+	// when state_reason is 'duplicate'. Required when is_suggestion is true and
+	// state_reason is 'duplicate'. The issue number is resolved to a database
+	// ID before being sent to the API.
 	DuplicateOf *float64 `json:"duplicate_of,omitempty"`
 
-	// If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.
+	// If true, this state change is sent to the API as a suggestion
+	// (suggest:true) rather than an applied change. Whether the change is
+	// applied or recorded as a proposal is determined by the API.
 	IsSuggestion *bool `json:"is_suggestion,omitempty"`
 
 	// The issue number to update
@@ -18493,7 +18627,9 @@ type UpdateIssueStateInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
 
-	// One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).
+	// One concise sentence explaining what specifically about the issue led you
+	// to choose this state. State the concrete signal (e.g. 'The reported crash
+	// is fixed in v2.1' → completed).
 	Rationale *string `json:"rationale,omitempty"`
 
 	// Repository name
@@ -18517,7 +18653,8 @@ func (v *UpdateIssueStateInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueStateInput.Decode(data, v)
 }
 
-// codecUpdateIssueStateInput is UpdateIssueStateInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueStateInput is UpdateIssueStateInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecUpdateIssueStateInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "duplicate_of", Presence: mcpimpl.OmitNil},
@@ -18553,111 +18690,67 @@ func (v *UpdateIssueStateInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_issue_state input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_state input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueStateInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_state input")
 }
 
-// DecodeUpdateIssueStateInput decodes the update_issue_state input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeUpdateIssueStateInput decodes the update_issue_state input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateIssueStateInput(data []byte) (v UpdateIssueStateInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_state input")
 	return v, err
 }
 
-// UpdateIssueStateInputConfidence is the schema at /properties/confidence of the "update_issue_state" tool's input schema.
-//
-// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-type UpdateIssueStateInputConfidence string
+// UpdateIssueStateInputConfidence is the schema at /properties/confidence of
+// the "update_issue_state" tool's input schema: the same type as
+// AssignCopilotToIssueWithIntentInputConfidence, which declares it.
+type UpdateIssueStateInputConfidence = AssignCopilotToIssueWithIntentInputConfidence
 
 // Values of UpdateIssueStateInputConfidence.
 const (
-	UpdateIssueStateInputConfidenceLow    UpdateIssueStateInputConfidence = "LOW"
-	UpdateIssueStateInputConfidenceMedium UpdateIssueStateInputConfidence = "MEDIUM"
-	UpdateIssueStateInputConfidenceHigh   UpdateIssueStateInputConfidence = "HIGH"
+	UpdateIssueStateInputConfidenceLow    = AssignCopilotToIssueWithIntentInputConfidenceLow
+	UpdateIssueStateInputConfidenceMedium = AssignCopilotToIssueWithIntentInputConfidenceMedium
+	UpdateIssueStateInputConfidenceHigh   = AssignCopilotToIssueWithIntentInputConfidenceHigh
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueStateInputConfidence) Valid() bool {
-	switch e {
-	case UpdateIssueStateInputConfidenceLow, UpdateIssueStateInputConfidenceMedium, UpdateIssueStateInputConfidenceHigh:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueStateInputConfidence) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LOW\", \"MEDIUM\", \"HIGH\"")
-	}
-}
-
-// UpdateIssueStateInputState is the schema at /properties/state of the "update_issue_state" tool's input schema.
-//
-// The new state for the issue
-type UpdateIssueStateInputState string
+// UpdateIssueStateInputState is the schema at /properties/state of the
+// "update_issue_state" tool's input schema: the same type as
+// IssueWriteInputState, which declares it.
+type UpdateIssueStateInputState = IssueWriteInputState
 
 // Values of UpdateIssueStateInputState.
 const (
-	UpdateIssueStateInputStateOpen   UpdateIssueStateInputState = "open"
-	UpdateIssueStateInputStateClosed UpdateIssueStateInputState = "closed"
+	UpdateIssueStateInputStateOpen   = IssueWriteInputStateOpen
+	UpdateIssueStateInputStateClosed = IssueWriteInputStateClosed
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueStateInputState) Valid() bool {
-	switch e {
-	case UpdateIssueStateInputStateOpen, UpdateIssueStateInputStateClosed:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueStateInputState) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"open\", \"closed\"")
-	}
-}
-
-// UpdateIssueStateInputStateReason is the schema at /properties/state_reason of the "update_issue_state" tool's input schema.
-//
-// The reason for the state change (only for closed state)
-type UpdateIssueStateInputStateReason string
+// UpdateIssueStateInputStateReason is the schema at /properties/state_reason of
+// the "update_issue_state" tool's input schema: the same type as
+// IssueWriteInputStateReason, which declares it.
+type UpdateIssueStateInputStateReason = IssueWriteInputStateReason
 
 // Values of UpdateIssueStateInputStateReason.
 const (
-	UpdateIssueStateInputStateReasonCompleted  UpdateIssueStateInputStateReason = "completed"
-	UpdateIssueStateInputStateReasonNotPlanned UpdateIssueStateInputStateReason = "not_planned"
-	UpdateIssueStateInputStateReasonDuplicate  UpdateIssueStateInputStateReason = "duplicate"
+	UpdateIssueStateInputStateReasonCompleted  = IssueWriteInputStateReasonCompleted
+	UpdateIssueStateInputStateReasonNotPlanned = IssueWriteInputStateReasonNotPlanned
+	UpdateIssueStateInputStateReasonDuplicate  = IssueWriteInputStateReasonDuplicate
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueStateInputStateReason) Valid() bool {
-	switch e {
-	case UpdateIssueStateInputStateReasonCompleted, UpdateIssueStateInputStateReasonNotPlanned, UpdateIssueStateInputStateReasonDuplicate:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueStateInputStateReason) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"completed\", \"not_planned\", \"duplicate\"")
-	}
-}
-
-// UpdateIssueTitleInput is the input (arguments) of the "update_issue_title" tool.
+// UpdateIssueTitleInput is the input (arguments) of the "update_issue_title"
+// tool.
 //
 // The tool's description:
 //
-//	Update the title of an existing issue.
+// Update the title of an existing issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueTitleInput struct {
 	// The issue number to update
 	IssueNumber float64 `json:"issue_number"`
@@ -18683,7 +18776,8 @@ func (v *UpdateIssueTitleInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueTitleInput.Decode(data, v)
 }
 
-// codecUpdateIssueTitleInput is UpdateIssueTitleInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueTitleInput is UpdateIssueTitleInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecUpdateIssueTitleInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "issue_number", Required: true},
 	{Name: "owner", Required: true},
@@ -18697,36 +18791,43 @@ func (v *UpdateIssueTitleInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_issue_title input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_title input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueTitleInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_title input")
 }
 
-// DecodeUpdateIssueTitleInput decodes the update_issue_title input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeUpdateIssueTitleInput decodes the update_issue_title input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateIssueTitleInput(data []byte) (v UpdateIssueTitleInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_title input")
 	return v, err
 }
 
-// UpdateIssueTypeInput is the input (arguments) of the "update_issue_type" tool.
+// UpdateIssueTypeInput is the input (arguments) of the "update_issue_type"
+// tool.
 //
 // The tool's description:
 //
-//	Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+// Set or remove the type of an existing issue. Pass null to remove the current
+// type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH)
+// reflecting how certain you are about the choice.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdateIssueTypeInput struct {
-	// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+	// How confident you are in this choice. Use 'HIGH' for clear signal or
+	// explicit user request, 'MEDIUM' for reasonable inference with some
+	// ambiguity, 'LOW' for best guess with limited signal.
 	Confidence *UpdateIssueTypeInputConfidence `json:"confidence,omitempty"`
 
-	// If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.
+	// If true, this issue type change is sent to the API as a suggestion
+	// (suggest:true) rather than an applied value. Whether the type is applied
+	// or recorded as a proposal is determined by the API.
 	IsSuggestion *bool `json:"is_suggestion,omitempty"`
 
 	// The issue number to update
@@ -18739,7 +18840,9 @@ type UpdateIssueTypeInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
 
-	// One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).
+	// One concise sentence explaining what specifically about the issue led you
+	// to choose this type. State the concrete signal (e.g. 'Reports a crash
+	// when saving' → bug, 'Asks for dark mode support' → feature).
 	Rationale *string `json:"rationale,omitempty"`
 
 	// Repository name
@@ -18757,7 +18860,8 @@ func (v *UpdateIssueTypeInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateIssueTypeInput.Decode(data, v)
 }
 
-// codecUpdateIssueTypeInput is UpdateIssueTypeInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateIssueTypeInput is UpdateIssueTypeInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecUpdateIssueTypeInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "confidence", Presence: mcpimpl.OmitNil},
 	{Name: "is_suggestion", Presence: mcpimpl.OmitNil},
@@ -18790,58 +18894,44 @@ func (v *UpdateIssueTypeInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_issue_type input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_issue_type input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateIssueTypeInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_issue_type input")
 }
 
-// DecodeUpdateIssueTypeInput decodes the update_issue_type input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeUpdateIssueTypeInput decodes the update_issue_type input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateIssueTypeInput(data []byte) (v UpdateIssueTypeInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_issue_type input")
 	return v, err
 }
 
-// UpdateIssueTypeInputConfidence is the schema at /properties/confidence of the "update_issue_type" tool's input schema.
-//
-// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-type UpdateIssueTypeInputConfidence string
+// UpdateIssueTypeInputConfidence is the schema at /properties/confidence of the
+// "update_issue_type" tool's input schema: the same type as
+// AssignCopilotToIssueWithIntentInputConfidence, which declares it.
+type UpdateIssueTypeInputConfidence = AssignCopilotToIssueWithIntentInputConfidence
 
 // Values of UpdateIssueTypeInputConfidence.
 const (
-	UpdateIssueTypeInputConfidenceLow    UpdateIssueTypeInputConfidence = "LOW"
-	UpdateIssueTypeInputConfidenceMedium UpdateIssueTypeInputConfidence = "MEDIUM"
-	UpdateIssueTypeInputConfidenceHigh   UpdateIssueTypeInputConfidence = "HIGH"
+	UpdateIssueTypeInputConfidenceLow    = AssignCopilotToIssueWithIntentInputConfidenceLow
+	UpdateIssueTypeInputConfidenceMedium = AssignCopilotToIssueWithIntentInputConfidenceMedium
+	UpdateIssueTypeInputConfidenceHigh   = AssignCopilotToIssueWithIntentInputConfidenceHigh
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateIssueTypeInputConfidence) Valid() bool {
-	switch e {
-	case UpdateIssueTypeInputConfidenceLow, UpdateIssueTypeInputConfidenceMedium, UpdateIssueTypeInputConfidenceHigh:
-		return true
-	}
-	return false
-}
-
-func (e UpdateIssueTypeInputConfidence) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"LOW\", \"MEDIUM\", \"HIGH\"")
-	}
-}
-
-// UpdatePullRequestInput is the input (arguments) of the "update_pull_request" tool.
+// UpdatePullRequestInput is the input (arguments) of the "update_pull_request"
+// tool.
 //
 // The tool's description:
 //
-//	Update an existing pull request in a GitHub repository.
+// Update an existing pull request in a GitHub repository.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestInput struct {
 	// New base branch name
 	Base *string `json:"base,omitempty"`
@@ -18885,7 +18975,8 @@ func (v *UpdatePullRequestInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestInput is UpdatePullRequestInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestInput is UpdatePullRequestInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecUpdatePullRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "base", Presence: mcpimpl.OmitNil},
 	{Name: "body", Presence: mcpimpl.OmitNil},
@@ -18905,57 +18996,43 @@ func (v *UpdatePullRequestInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_pull_request input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request input")
 }
 
-// DecodeUpdatePullRequestInput decodes the update_pull_request input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestInput decodes the update_pull_request input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdatePullRequestInput(data []byte) (v UpdatePullRequestInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request input")
 	return v, err
 }
 
-// UpdatePullRequestInputState is the schema at /properties/state of the "update_pull_request" tool's input schema.
-//
-// New state
-type UpdatePullRequestInputState string
+// UpdatePullRequestInputState is the schema at /properties/state of the
+// "update_pull_request" tool's input schema: the same type as
+// IssueWriteInputState, which declares it.
+type UpdatePullRequestInputState = IssueWriteInputState
 
 // Values of UpdatePullRequestInputState.
 const (
-	UpdatePullRequestInputStateOpen   UpdatePullRequestInputState = "open"
-	UpdatePullRequestInputStateClosed UpdatePullRequestInputState = "closed"
+	UpdatePullRequestInputStateOpen   = IssueWriteInputStateOpen
+	UpdatePullRequestInputStateClosed = IssueWriteInputStateClosed
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdatePullRequestInputState) Valid() bool {
-	switch e {
-	case UpdatePullRequestInputStateOpen, UpdatePullRequestInputStateClosed:
-		return true
-	}
-	return false
-}
-
-func (e UpdatePullRequestInputState) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"open\", \"closed\"")
-	}
-}
-
-// UpdatePullRequestBodyInput is the input (arguments) of the "update_pull_request_body" tool.
+// UpdatePullRequestBodyInput is the input (arguments) of the
+// "update_pull_request_body" tool.
 //
 // The tool's description:
 //
-//	Update the body description of an existing pull request.
+// Update the body description of an existing pull request.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestBodyInput struct {
 	// The new body content for the pull request
 	Body string `json:"body"`
@@ -18981,7 +19058,8 @@ func (v *UpdatePullRequestBodyInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestBodyInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestBodyInput is UpdatePullRequestBodyInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestBodyInput is UpdatePullRequestBodyInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdatePullRequestBodyInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "body", Required: true},
 	{Name: "owner", Required: true},
@@ -18995,31 +19073,34 @@ func (v *UpdatePullRequestBodyInput) validate(ptr string, vs *mcpimpl.Violations
 	}
 }
 
-// Validate reports every violation of the update_pull_request_body input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request_body input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestBodyInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request_body input")
 }
 
-// DecodeUpdatePullRequestBodyInput decodes the update_pull_request_body input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestBodyInput decodes the update_pull_request_body input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdatePullRequestBodyInput(data []byte) (v UpdatePullRequestBodyInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request_body input")
 	return v, err
 }
 
-// UpdatePullRequestBranchInput is the input (arguments) of the "update_pull_request_branch" tool.
+// UpdatePullRequestBranchInput is the input (arguments) of the
+// "update_pull_request_branch" tool.
 //
 // The tool's description:
 //
-//	Update the branch of a pull request with the latest changes from the base branch.
+// Update the branch of a pull request with the latest changes from the base
+// branch.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestBranchInput struct {
 	// The expected SHA of the pull request's HEAD ref
 	ExpectedHeadSHA *string `json:"expectedHeadSha,omitempty"`
@@ -19045,7 +19126,8 @@ func (v *UpdatePullRequestBranchInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestBranchInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestBranchInput is UpdatePullRequestBranchInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestBranchInput is UpdatePullRequestBranchInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdatePullRequestBranchInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "expectedHeadSha", Presence: mcpimpl.OmitNil},
 	{Name: "owner", Required: true},
@@ -19055,31 +19137,33 @@ var codecUpdatePullRequestBranchInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *UpdatePullRequestBranchInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the update_pull_request_branch input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request_branch input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestBranchInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request_branch input")
 }
 
-// DecodeUpdatePullRequestBranchInput decodes the update_pull_request_branch input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestBranchInput decodes the update_pull_request_branch
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdatePullRequestBranchInput(data []byte) (v UpdatePullRequestBranchInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request_branch input")
 	return v, err
 }
 
-// UpdatePullRequestDraftStateInput is the input (arguments) of the "update_pull_request_draft_state" tool.
+// UpdatePullRequestDraftStateInput is the input (arguments) of the
+// "update_pull_request_draft_state" tool.
 //
 // The tool's description:
 //
-//	Mark a pull request as draft or ready for review.
+// Mark a pull request as draft or ready for review.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestDraftStateInput struct {
 	// Set to true to convert to draft, false to mark as ready for review
 	Draft bool `json:"draft"`
@@ -19105,7 +19189,8 @@ func (v *UpdatePullRequestDraftStateInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestDraftStateInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestDraftStateInput is UpdatePullRequestDraftStateInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestDraftStateInput is UpdatePullRequestDraftStateInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecUpdatePullRequestDraftStateInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "draft", Required: true},
 	{Name: "owner", Required: true},
@@ -19119,31 +19204,33 @@ func (v *UpdatePullRequestDraftStateInput) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// Validate reports every violation of the update_pull_request_draft_state input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request_draft_state input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestDraftStateInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request_draft_state input")
 }
 
-// DecodeUpdatePullRequestDraftStateInput decodes the update_pull_request_draft_state input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestDraftStateInput decodes the
+// update_pull_request_draft_state input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeUpdatePullRequestDraftStateInput(data []byte) (v UpdatePullRequestDraftStateInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request_draft_state input")
 	return v, err
 }
 
-// UpdatePullRequestStateInput is the input (arguments) of the "update_pull_request_state" tool.
+// UpdatePullRequestStateInput is the input (arguments) of the
+// "update_pull_request_state" tool.
 //
 // The tool's description:
 //
-//	Update the state of an existing pull request (open or closed).
+// Update the state of an existing pull request (open or closed).
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestStateInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
@@ -19169,7 +19256,8 @@ func (v *UpdatePullRequestStateInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestStateInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestStateInput is UpdatePullRequestStateInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestStateInput is UpdatePullRequestStateInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdatePullRequestStateInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "pullNumber", Required: true},
@@ -19184,57 +19272,44 @@ func (v *UpdatePullRequestStateInput) validate(ptr string, vs *mcpimpl.Violation
 	v.State.validate(ptr+"/state", vs)
 }
 
-// Validate reports every violation of the update_pull_request_state input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request_state input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestStateInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request_state input")
 }
 
-// DecodeUpdatePullRequestStateInput decodes the update_pull_request_state input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestStateInput decodes the update_pull_request_state input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdatePullRequestStateInput(data []byte) (v UpdatePullRequestStateInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request_state input")
 	return v, err
 }
 
-// UpdatePullRequestStateInputState is the schema at /properties/state of the "update_pull_request_state" tool's input schema.
-//
-// The new state for the pull request
-type UpdatePullRequestStateInputState string
+// UpdatePullRequestStateInputState is the schema at /properties/state of the
+// "update_pull_request_state" tool's input schema: the same type as
+// IssueWriteInputState, which declares it.
+type UpdatePullRequestStateInputState = IssueWriteInputState
 
 // Values of UpdatePullRequestStateInputState.
 const (
-	UpdatePullRequestStateInputStateOpen   UpdatePullRequestStateInputState = "open"
-	UpdatePullRequestStateInputStateClosed UpdatePullRequestStateInputState = "closed"
+	UpdatePullRequestStateInputStateOpen   = IssueWriteInputStateOpen
+	UpdatePullRequestStateInputStateClosed = IssueWriteInputStateClosed
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdatePullRequestStateInputState) Valid() bool {
-	switch e {
-	case UpdatePullRequestStateInputStateOpen, UpdatePullRequestStateInputStateClosed:
-		return true
-	}
-	return false
-}
-
-func (e UpdatePullRequestStateInputState) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"open\", \"closed\"")
-	}
-}
-
-// UpdatePullRequestTitleInput is the input (arguments) of the "update_pull_request_title" tool.
+// UpdatePullRequestTitleInput is the input (arguments) of the
+// "update_pull_request_title" tool.
 //
 // The tool's description:
 //
-//	Update the title of an existing pull request.
+// Update the title of an existing pull request.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type UpdatePullRequestTitleInput struct {
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
@@ -19260,7 +19335,8 @@ func (v *UpdatePullRequestTitleInput) UnmarshalJSON(data []byte) error {
 	return codecUpdatePullRequestTitleInput.Decode(data, v)
 }
 
-// codecUpdatePullRequestTitleInput is UpdatePullRequestTitleInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdatePullRequestTitleInput is UpdatePullRequestTitleInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecUpdatePullRequestTitleInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "pullNumber", Required: true},
@@ -19274,18 +19350,19 @@ func (v *UpdatePullRequestTitleInput) validate(ptr string, vs *mcpimpl.Violation
 	}
 }
 
-// Validate reports every violation of the update_pull_request_title input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_pull_request_title input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdatePullRequestTitleInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_pull_request_title input")
 }
 
-// DecodeUpdatePullRequestTitleInput decodes the update_pull_request_title input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdatePullRequestTitleInput decodes the update_pull_request_title input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeUpdatePullRequestTitleInput(data []byte) (v UpdatePullRequestTitleInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_pull_request_title input")
 	return v, err

@@ -13,8 +13,8 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
-// ToolName is the wire name of one of the memory server's tools;
-// Client.Toolset takes the constants below.
+// ToolName is the wire name of one of the memory server's tools; Client.Toolset
+// takes the constants below.
 type ToolName string
 
 // The memory server's tools.
@@ -46,9 +46,9 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
-// Invokers builds every typed tool of the memory server over c, each with
-// opts; its signature is that of ToolSource.Bind in package runtime/manager,
-// for a connection manager.
+// Invokers builds every typed tool of the memory server over c, each with opts;
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewAddObservations(c, opts...),
@@ -64,10 +64,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 }
 
 // Client calls the memory server's tools with typed inputs and outputs, and
-// reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller                 mcpruntime.Caller
 	opts                   []mcpruntime.Option
@@ -102,17 +102,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "add_observations", "create_entities", "create_relations", "delete_entities", "delete_observations", "delete_relations", "open_nodes", "read_graph", "search_nodes")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -209,9 +209,9 @@ var CreateEntitiesDescriptor = mcpruntime.Descriptor{
 }
 
 // NewCreateEntities returns the "create_entities" tool over c. Call takes
-// CreateEntitiesInput and returns the CreateEntitiesOutput with everything
-// else the server sent; Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// CreateEntitiesInput and returns the CreateEntitiesOutput with everything else
+// the server sent; Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewCreateEntities(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[CreateEntitiesInput, CreateEntitiesOutput] {
 	return mcpruntime.NewTool[CreateEntitiesInput, CreateEntitiesOutput](&CreateEntitiesDescriptor, c, opts...)
 }
@@ -263,9 +263,9 @@ var DeleteEntitiesDescriptor = mcpruntime.Descriptor{
 }
 
 // NewDeleteEntities returns the "delete_entities" tool over c. Call takes
-// DeleteEntitiesInput and returns the DeleteEntitiesOutput with everything
-// else the server sent; Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// DeleteEntitiesInput and returns the DeleteEntitiesOutput with everything else
+// the server sent; Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewDeleteEntities(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[DeleteEntitiesInput, DeleteEntitiesOutput] {
 	return mcpruntime.NewTool[DeleteEntitiesInput, DeleteEntitiesOutput](&DeleteEntitiesDescriptor, c, opts...)
 }
@@ -432,10 +432,9 @@ func (c *Client) CreateEntities(ctx context.Context, in CreateEntitiesInput) (*m
 }
 
 // ResumeCreateEntities makes the "create_entities" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeCreateEntities(ctx context.Context, id string) (*mcpruntime.TypedResult[CreateEntitiesOutput], error) {
 	return c.toolCreateEntities.Resume(ctx, id)
 }
@@ -474,10 +473,9 @@ func (c *Client) DeleteEntities(ctx context.Context, in DeleteEntitiesInput) (*m
 }
 
 // ResumeDeleteEntities makes the "delete_entities" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeDeleteEntities(ctx context.Context, id string) (*mcpruntime.TypedResult[DeleteEntitiesOutput], error) {
 	return c.toolDeleteEntities.Resume(ctx, id)
 }
@@ -545,8 +543,8 @@ func (c *Client) ResumeOpenNodes(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolOpenNodes.Resume(ctx, id)
 }
 
-// OpenNodesLinks returns the resource links in res, the result of OpenNodes
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// OpenNodesLinks returns the resource links in res, the result of OpenNodes for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) OpenNodesLinks(in OpenNodesInput, res *mcpruntime.TypedResult[OpenNodesOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolOpenNodes, in, res)
@@ -565,8 +563,8 @@ func (c *Client) ResumeReadGraph(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolReadGraph.Resume(ctx, id)
 }
 
-// ReadGraphLinks returns the resource links in res, the result of ReadGraph
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// ReadGraphLinks returns the resource links in res, the result of ReadGraph for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) ReadGraphLinks(in ReadGraphInput, res *mcpruntime.TypedResult[ReadGraphOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolReadGraph, in, res)
@@ -578,24 +576,23 @@ func (c *Client) SearchNodes(ctx context.Context, in SearchNodesInput) (*mcprunt
 }
 
 // ResumeSearchNodes makes the "search_nodes" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchNodes(ctx context.Context, id string) (*mcpruntime.TypedResult[SearchNodesOutput], error) {
 	return c.toolSearchNodes.Resume(ctx, id)
 }
 
-// SearchNodesLinks returns the resource links in res, the result of
-// SearchNodes for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// SearchNodesLinks returns the resource links in res, the result of SearchNodes
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) SearchNodesLinks(in SearchNodesInput, res *mcpruntime.TypedResult[SearchNodesOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSearchNodes, in, res)
 }
 
-// GateOptions returns the approval policy configured for the memory server,
-// for mcpruntime.NewGate: by default calls to tools not annotated read-only
-// need approval, with per-tool rules where the config gives them. Add
+// GateOptions returns the approval policy configured for the memory server, for
+// mcpruntime.NewGate: by default calls to tools not annotated read-only need
+// approval, with per-tool rules where the config gives them. Add
 // mcpruntime.GateAfterTaint() to also gate mutations once a run has read
 // external content.
 func GateOptions() []mcpruntime.GateOption {
@@ -608,12 +605,10 @@ func GateOptions() []mcpruntime.GateOption {
 //
 // The tool's description:
 //
-//	Add Observations
-//
-//	Add new observations to existing entities in the knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Add Observations
+// Add new observations to existing entities in the knowledge graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddObservationsInput struct {
 	Observations []AddObservationsInputObservationsItem `json:"observations"`
 }
@@ -629,7 +624,8 @@ func (v *AddObservationsInput) UnmarshalJSON(data []byte) error {
 	return codecAddObservationsInput.Decode(data, v)
 }
 
-// codecAddObservationsInput is AddObservationsInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddObservationsInput is AddObservationsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAddObservationsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "observations", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -642,27 +638,28 @@ func (v *AddObservationsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the add_observations input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_observations input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddObservationsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_observations input")
 }
 
-// DecodeAddObservationsInput decodes the add_observations input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAddObservationsInput decodes the add_observations input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddObservationsInput(data []byte) (v AddObservationsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_observations input")
 	return v, err
 }
 
-// AddObservationsInputObservationsItem is the schema at /properties/observations/items of the "add_observations" tool's input schema.
+// AddObservationsInputObservationsItem is the schema at
+// /properties/observations/items of the "add_observations" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddObservationsInputObservationsItem struct {
 	// The name of the entity to add the observations to
 	EntityName string `json:"entityName"`
@@ -682,7 +679,9 @@ func (v *AddObservationsInputObservationsItem) UnmarshalJSON(data []byte) error 
 	return codecAddObservationsInputObservationsItem.Decode(data, v)
 }
 
-// codecAddObservationsInputObservationsItem is AddObservationsInputObservationsItem's table for MarshalJSON and UnmarshalJSON.
+// codecAddObservationsInputObservationsItem is
+// AddObservationsInputObservationsItem's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAddObservationsInputObservationsItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "entityName", Required: true},
 	{Name: "contents", Presence: mcpimpl.EmptyArray, Required: true},
@@ -690,22 +689,24 @@ var codecAddObservationsInputObservationsItem = mcpimpl.Struct{Rows: []mcpimpl.R
 
 func (v *AddObservationsInputObservationsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// AddObservationsOutput is the output (structured content) of the "add_observations" tool.
+// AddObservationsOutput is the output (structured content) of the
+// "add_observations" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type AddObservationsOutput struct {
 	Results []AddObservationsOutputResultsItem `json:"results"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v AddObservationsOutput) MarshalJSON() ([]byte, error) {
 	return codecAddObservationsOutput.Encode(&v)
 }
@@ -717,7 +718,8 @@ func (v *AddObservationsOutput) UnmarshalJSON(data []byte) error {
 	return codecAddObservationsOutput.Decode(data, v)
 }
 
-// codecAddObservationsOutput is AddObservationsOutput's table for MarshalJSON and UnmarshalJSON.
+// codecAddObservationsOutput is AddObservationsOutput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecAddObservationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "results", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -730,27 +732,28 @@ func (v *AddObservationsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the add_observations output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_observations output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddObservationsOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_observations output")
 }
 
-// DecodeAddObservationsOutput decodes the add_observations output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAddObservationsOutput decodes the add_observations output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddObservationsOutput(data []byte) (v AddObservationsOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_observations output")
 	return v, err
 }
 
-// AddObservationsOutputResultsItem is the schema at /properties/results/items of the "add_observations" tool's output schema.
+// AddObservationsOutputResultsItem is the schema at /properties/results/items
+// of the "add_observations" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type AddObservationsOutputResultsItem struct {
@@ -758,13 +761,14 @@ type AddObservationsOutputResultsItem struct {
 
 	AddedObservations []string `json:"addedObservations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v AddObservationsOutputResultsItem) MarshalJSON() ([]byte, error) {
 	return codecAddObservationsOutputResultsItem.Encode(&v)
 }
@@ -776,7 +780,8 @@ func (v *AddObservationsOutputResultsItem) UnmarshalJSON(data []byte) error {
 	return codecAddObservationsOutputResultsItem.Decode(data, v)
 }
 
-// codecAddObservationsOutputResultsItem is AddObservationsOutputResultsItem's table for MarshalJSON and UnmarshalJSON.
+// codecAddObservationsOutputResultsItem is AddObservationsOutputResultsItem's
+// table for MarshalJSON and UnmarshalJSON.
 var codecAddObservationsOutputResultsItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "entityName", Required: true},
 	{Name: "addedObservations", Presence: mcpimpl.EmptyArray, Required: true},
@@ -788,12 +793,10 @@ func (v *AddObservationsOutputResultsItem) validate(ptr string, vs *mcpimpl.Viol
 //
 // The tool's description:
 //
-//	Create Entities
-//
-//	Create multiple new entities in the knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Create Entities
+// Create multiple new entities in the knowledge graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateEntitiesInput struct {
 	Entities []CreateEntitiesInputEntitiesItem `json:"entities"`
 }
@@ -809,7 +812,8 @@ func (v *CreateEntitiesInput) UnmarshalJSON(data []byte) error {
 	return codecCreateEntitiesInput.Decode(data, v)
 }
 
-// codecCreateEntitiesInput is CreateEntitiesInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateEntitiesInput is CreateEntitiesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateEntitiesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "entities", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -822,27 +826,28 @@ func (v *CreateEntitiesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the create_entities input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_entities input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateEntitiesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_entities input")
 }
 
-// DecodeCreateEntitiesInput decodes the create_entities input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateEntitiesInput decodes the create_entities input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateEntitiesInput(data []byte) (v CreateEntitiesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_entities input")
 	return v, err
 }
 
-// CreateEntitiesInputEntitiesItem is the schema at /properties/entities/items of the "create_entities" tool's input schema.
+// CreateEntitiesInputEntitiesItem is the schema at /properties/entities/items
+// of the "create_entities" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateEntitiesInputEntitiesItem struct {
 	// The name of the entity
 	Name string `json:"name"`
@@ -865,7 +870,8 @@ func (v *CreateEntitiesInputEntitiesItem) UnmarshalJSON(data []byte) error {
 	return codecCreateEntitiesInputEntitiesItem.Decode(data, v)
 }
 
-// codecCreateEntitiesInputEntitiesItem is CreateEntitiesInputEntitiesItem's table for MarshalJSON and UnmarshalJSON.
+// codecCreateEntitiesInputEntitiesItem is CreateEntitiesInputEntitiesItem's
+// table for MarshalJSON and UnmarshalJSON.
 var codecCreateEntitiesInputEntitiesItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "name", Required: true},
 	{Name: "entityType", Required: true},
@@ -874,22 +880,24 @@ var codecCreateEntitiesInputEntitiesItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *CreateEntitiesInputEntitiesItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// CreateEntitiesOutput is the output (structured content) of the "create_entities" tool.
+// CreateEntitiesOutput is the output (structured content) of the
+// "create_entities" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type CreateEntitiesOutput struct {
-	Entities []EntitiesItem `json:"entities"`
+	Entities []CreateEntitiesOutputEntitiesItem `json:"entities"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v CreateEntitiesOutput) MarshalJSON() ([]byte, error) {
 	return codecCreateEntitiesOutput.Encode(&v)
 }
@@ -901,7 +909,8 @@ func (v *CreateEntitiesOutput) UnmarshalJSON(data []byte) error {
 	return codecCreateEntitiesOutput.Decode(data, v)
 }
 
-// codecCreateEntitiesOutput is CreateEntitiesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateEntitiesOutput is CreateEntitiesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateEntitiesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "entities", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -914,30 +923,31 @@ func (v *CreateEntitiesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the create_entities output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_entities output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateEntitiesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_entities output")
 }
 
-// DecodeCreateEntitiesOutput decodes the create_entities output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateEntitiesOutput decodes the create_entities output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateEntitiesOutput(data []byte) (v CreateEntitiesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_entities output")
 	return v, err
 }
 
-// EntitiesItem is the schema at /properties/entities/items of the "create_entities" tool's output schema.
+// CreateEntitiesOutputEntitiesItem is the schema at /properties/entities/items
+// of the "create_entities" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
-type EntitiesItem struct {
+type CreateEntitiesOutputEntitiesItem struct {
 	// The name of the entity
 	Name string `json:"name"`
 
@@ -947,45 +957,47 @@ type EntitiesItem struct {
 	// An array of observation contents associated with the entity
 	Observations []string `json:"observations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
-func (v EntitiesItem) MarshalJSON() ([]byte, error) {
-	return codecEntitiesItem.Encode(&v)
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
+func (v CreateEntitiesOutputEntitiesItem) MarshalJSON() ([]byte, error) {
+	return codecCreateEntitiesOutputEntitiesItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
-func (v *EntitiesItem) UnmarshalJSON(data []byte) error {
-	return codecEntitiesItem.Decode(data, v)
+func (v *CreateEntitiesOutputEntitiesItem) UnmarshalJSON(data []byte) error {
+	return codecCreateEntitiesOutputEntitiesItem.Decode(data, v)
 }
 
-// codecEntitiesItem is EntitiesItem's table for MarshalJSON and UnmarshalJSON.
-var codecEntitiesItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+// codecCreateEntitiesOutputEntitiesItem is CreateEntitiesOutputEntitiesItem's
+// table for MarshalJSON and UnmarshalJSON.
+var codecCreateEntitiesOutputEntitiesItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "name", Required: true},
 	{Name: "entityType", Required: true},
 	{Name: "observations", Presence: mcpimpl.EmptyArray, Required: true},
 }}
 
-func (v *EntitiesItem) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *CreateEntitiesOutputEntitiesItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // CreateRelationsInput is the input (arguments) of the "create_relations" tool.
 //
 // The tool's description:
 //
-//	Create Relations
+// Create Relations
+// Create multiple new relations between entities in the knowledge graph.
+// Relations should be in active voice
 //
-//	Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type CreateRelationsInput struct {
-	Relations []RelationsItemInput `json:"relations"`
+	Relations []CreateRelationsInputRelationsItem `json:"relations"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -999,7 +1011,8 @@ func (v *CreateRelationsInput) UnmarshalJSON(data []byte) error {
 	return codecCreateRelationsInput.Decode(data, v)
 }
 
-// codecCreateRelationsInput is CreateRelationsInput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateRelationsInput is CreateRelationsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecCreateRelationsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -1012,28 +1025,29 @@ func (v *CreateRelationsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the create_relations input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_relations input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateRelationsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_relations input")
 }
 
-// DecodeCreateRelationsInput decodes the create_relations input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateRelationsInput decodes the create_relations input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateRelationsInput(data []byte) (v CreateRelationsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_relations input")
 	return v, err
 }
 
-// RelationsItemInput is the schema at /properties/relations/items of the "create_relations" tool's input schema.
+// CreateRelationsInputRelationsItem is the schema at
+// /properties/relations/items of the "create_relations" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
-type RelationsItemInput struct {
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
+type CreateRelationsInputRelationsItem struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 
@@ -1045,41 +1059,44 @@ type RelationsItemInput struct {
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v RelationsItemInput) MarshalJSON() ([]byte, error) {
-	return codecRelationsItemInput.Encode(&v)
+func (v CreateRelationsInputRelationsItem) MarshalJSON() ([]byte, error) {
+	return codecCreateRelationsInputRelationsItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
-func (v *RelationsItemInput) UnmarshalJSON(data []byte) error {
-	return codecRelationsItemInput.Decode(data, v)
+func (v *CreateRelationsInputRelationsItem) UnmarshalJSON(data []byte) error {
+	return codecCreateRelationsInputRelationsItem.Decode(data, v)
 }
 
-// codecRelationsItemInput is RelationsItemInput's table for MarshalJSON and UnmarshalJSON.
-var codecRelationsItemInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
+// codecCreateRelationsInputRelationsItem is CreateRelationsInputRelationsItem's
+// table for MarshalJSON and UnmarshalJSON.
+var codecCreateRelationsInputRelationsItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "from", Required: true},
 	{Name: "to", Required: true},
 	{Name: "relationType", Required: true},
 }}
 
-func (v *RelationsItemInput) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *CreateRelationsInputRelationsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// CreateRelationsOutput is the output (structured content) of the "create_relations" tool.
+// CreateRelationsOutput is the output (structured content) of the
+// "create_relations" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type CreateRelationsOutput struct {
-	Relations []RelationsItemOutput `json:"relations"`
+	Relations []CreateRelationsOutputRelationsItem `json:"relations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v CreateRelationsOutput) MarshalJSON() ([]byte, error) {
 	return codecCreateRelationsOutput.Encode(&v)
 }
@@ -1091,7 +1108,8 @@ func (v *CreateRelationsOutput) UnmarshalJSON(data []byte) error {
 	return codecCreateRelationsOutput.Decode(data, v)
 }
 
-// codecCreateRelationsOutput is CreateRelationsOutput's table for MarshalJSON and UnmarshalJSON.
+// codecCreateRelationsOutput is CreateRelationsOutput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecCreateRelationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -1104,30 +1122,31 @@ func (v *CreateRelationsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the create_relations output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the create_relations output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *CreateRelationsOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("create_relations output")
 }
 
-// DecodeCreateRelationsOutput decodes the create_relations output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeCreateRelationsOutput decodes the create_relations output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeCreateRelationsOutput(data []byte) (v CreateRelationsOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "create_relations output")
 	return v, err
 }
 
-// RelationsItemOutput is the schema at /properties/relations/items of the "create_relations" tool's output schema.
+// CreateRelationsOutputRelationsItem is the schema at
+// /properties/relations/items of the "create_relations" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
-type RelationsItemOutput struct {
+type CreateRelationsOutputRelationsItem struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 
@@ -1137,43 +1156,44 @@ type RelationsItemOutput struct {
 	// The type of the relation
 	RelationType string `json:"relationType"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
-func (v RelationsItemOutput) MarshalJSON() ([]byte, error) {
-	return codecRelationsItemOutput.Encode(&v)
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
+func (v CreateRelationsOutputRelationsItem) MarshalJSON() ([]byte, error) {
+	return codecCreateRelationsOutputRelationsItem.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError. Undeclared
 // members are kept, not rejected.
-func (v *RelationsItemOutput) UnmarshalJSON(data []byte) error {
-	return codecRelationsItemOutput.Decode(data, v)
+func (v *CreateRelationsOutputRelationsItem) UnmarshalJSON(data []byte) error {
+	return codecCreateRelationsOutputRelationsItem.Decode(data, v)
 }
 
-// codecRelationsItemOutput is RelationsItemOutput's table for MarshalJSON and UnmarshalJSON.
-var codecRelationsItemOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
+// codecCreateRelationsOutputRelationsItem is
+// CreateRelationsOutputRelationsItem's table for MarshalJSON and UnmarshalJSON.
+var codecCreateRelationsOutputRelationsItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "from", Required: true},
 	{Name: "to", Required: true},
 	{Name: "relationType", Required: true},
 }}
 
-func (v *RelationsItemOutput) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *CreateRelationsOutputRelationsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
 // DeleteEntitiesInput is the input (arguments) of the "delete_entities" tool.
 //
 // The tool's description:
 //
-//	Delete Entities
-//
-//	Delete multiple entities and their associated relations from the knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Delete Entities
+// Delete multiple entities and their associated relations from the knowledge
+// graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteEntitiesInput struct {
 	// An array of entity names to delete
 	EntityNames []string `json:"entityNames"`
@@ -1190,34 +1210,36 @@ func (v *DeleteEntitiesInput) UnmarshalJSON(data []byte) error {
 	return codecDeleteEntitiesInput.Decode(data, v)
 }
 
-// codecDeleteEntitiesInput is DeleteEntitiesInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteEntitiesInput is DeleteEntitiesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeleteEntitiesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "entityNames", Presence: mcpimpl.EmptyArray, Required: true},
 }}
 
 func (v *DeleteEntitiesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_entities input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_entities input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteEntitiesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_entities input")
 }
 
-// DecodeDeleteEntitiesInput decodes the delete_entities input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDeleteEntitiesInput decodes the delete_entities input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteEntitiesInput(data []byte) (v DeleteEntitiesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_entities input")
 	return v, err
 }
 
-// DeleteEntitiesOutput is the output (structured content) of the "delete_entities" tool.
+// DeleteEntitiesOutput is the output (structured content) of the
+// "delete_entities" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type DeleteEntitiesOutput struct {
@@ -1225,13 +1247,14 @@ type DeleteEntitiesOutput struct {
 
 	Message string `json:"message"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v DeleteEntitiesOutput) MarshalJSON() ([]byte, error) {
 	return codecDeleteEntitiesOutput.Encode(&v)
 }
@@ -1243,7 +1266,8 @@ func (v *DeleteEntitiesOutput) UnmarshalJSON(data []byte) error {
 	return codecDeleteEntitiesOutput.Decode(data, v)
 }
 
-// codecDeleteEntitiesOutput is DeleteEntitiesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteEntitiesOutput is DeleteEntitiesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeleteEntitiesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "success", Required: true},
 	{Name: "message", Required: true},
@@ -1251,33 +1275,32 @@ var codecDeleteEntitiesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: [
 
 func (v *DeleteEntitiesOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_entities output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_entities output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteEntitiesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_entities output")
 }
 
-// DecodeDeleteEntitiesOutput decodes the delete_entities output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDeleteEntitiesOutput decodes the delete_entities output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteEntitiesOutput(data []byte) (v DeleteEntitiesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_entities output")
 	return v, err
 }
 
-// DeleteObservationsInput is the input (arguments) of the "delete_observations" tool.
+// DeleteObservationsInput is the input (arguments) of the "delete_observations"
+// tool.
 //
 // The tool's description:
 //
-//	Delete Observations
-//
-//	Delete specific observations from entities in the knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Delete Observations
+// Delete specific observations from entities in the knowledge graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteObservationsInput struct {
 	Deletions []DeleteObservationsInputDeletionsItem `json:"deletions"`
 }
@@ -1293,7 +1316,8 @@ func (v *DeleteObservationsInput) UnmarshalJSON(data []byte) error {
 	return codecDeleteObservationsInput.Decode(data, v)
 }
 
-// codecDeleteObservationsInput is DeleteObservationsInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteObservationsInput is DeleteObservationsInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecDeleteObservationsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "deletions", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -1306,27 +1330,28 @@ func (v *DeleteObservationsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the delete_observations input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_observations input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteObservationsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_observations input")
 }
 
-// DecodeDeleteObservationsInput decodes the delete_observations input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDeleteObservationsInput decodes the delete_observations input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteObservationsInput(data []byte) (v DeleteObservationsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_observations input")
 	return v, err
 }
 
-// DeleteObservationsInputDeletionsItem is the schema at /properties/deletions/items of the "delete_observations" tool's input schema.
+// DeleteObservationsInputDeletionsItem is the schema at
+// /properties/deletions/items of the "delete_observations" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteObservationsInputDeletionsItem struct {
 	// The name of the entity containing the observations
 	EntityName string `json:"entityName"`
@@ -1346,7 +1371,9 @@ func (v *DeleteObservationsInputDeletionsItem) UnmarshalJSON(data []byte) error 
 	return codecDeleteObservationsInputDeletionsItem.Decode(data, v)
 }
 
-// codecDeleteObservationsInputDeletionsItem is DeleteObservationsInputDeletionsItem's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteObservationsInputDeletionsItem is
+// DeleteObservationsInputDeletionsItem's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeleteObservationsInputDeletionsItem = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "entityName", Required: true},
 	{Name: "observations", Presence: mcpimpl.EmptyArray, Required: true},
@@ -1354,10 +1381,11 @@ var codecDeleteObservationsInputDeletionsItem = mcpimpl.Struct{Rows: []mcpimpl.R
 
 func (v *DeleteObservationsInputDeletionsItem) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// DeleteObservationsOutput is the output (structured content) of the "delete_observations" tool.
+// DeleteObservationsOutput is the output (structured content) of the
+// "delete_observations" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type DeleteObservationsOutput struct {
@@ -1365,13 +1393,14 @@ type DeleteObservationsOutput struct {
 
 	Message string `json:"message"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v DeleteObservationsOutput) MarshalJSON() ([]byte, error) {
 	return codecDeleteObservationsOutput.Encode(&v)
 }
@@ -1383,7 +1412,8 @@ func (v *DeleteObservationsOutput) UnmarshalJSON(data []byte) error {
 	return codecDeleteObservationsOutput.Decode(data, v)
 }
 
-// codecDeleteObservationsOutput is DeleteObservationsOutput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteObservationsOutput is DeleteObservationsOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecDeleteObservationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "success", Required: true},
 	{Name: "message", Required: true},
@@ -1391,18 +1421,19 @@ var codecDeleteObservationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Row
 
 func (v *DeleteObservationsOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_observations output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_observations output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteObservationsOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_observations output")
 }
 
-// DecodeDeleteObservationsOutput decodes the delete_observations output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDeleteObservationsOutput decodes the delete_observations output
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeDeleteObservationsOutput(data []byte) (v DeleteObservationsOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_observations output")
 	return v, err
@@ -1412,15 +1443,13 @@ func DecodeDeleteObservationsOutput(data []byte) (v DeleteObservationsOutput, er
 //
 // The tool's description:
 //
-//	Delete Relations
-//
-//	Delete multiple relations from the knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Delete Relations
+// Delete multiple relations from the knowledge graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type DeleteRelationsInput struct {
 	// An array of relations to delete
-	Relations []RelationsItemInput `json:"relations"`
+	Relations []DeleteRelationsInputRelationsItem `json:"relations"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1434,7 +1463,8 @@ func (v *DeleteRelationsInput) UnmarshalJSON(data []byte) error {
 	return codecDeleteRelationsInput.Decode(data, v)
 }
 
-// codecDeleteRelationsInput is DeleteRelationsInput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteRelationsInput is DeleteRelationsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDeleteRelationsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
 }}
@@ -1447,27 +1477,33 @@ func (v *DeleteRelationsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the delete_relations input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_relations input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteRelationsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_relations input")
 }
 
-// DecodeDeleteRelationsInput decodes the delete_relations input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDeleteRelationsInput decodes the delete_relations input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteRelationsInput(data []byte) (v DeleteRelationsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_relations input")
 	return v, err
 }
 
-// DeleteRelationsOutput is the output (structured content) of the "delete_relations" tool.
+// DeleteRelationsInputRelationsItem is the schema at
+// /properties/relations/items of the "delete_relations" tool's input schema:
+// the same type as CreateRelationsInputRelationsItem, which declares it.
+type DeleteRelationsInputRelationsItem = CreateRelationsInputRelationsItem
+
+// DeleteRelationsOutput is the output (structured content) of the
+// "delete_relations" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type DeleteRelationsOutput struct {
@@ -1475,13 +1511,14 @@ type DeleteRelationsOutput struct {
 
 	Message string `json:"message"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v DeleteRelationsOutput) MarshalJSON() ([]byte, error) {
 	return codecDeleteRelationsOutput.Encode(&v)
 }
@@ -1493,7 +1530,8 @@ func (v *DeleteRelationsOutput) UnmarshalJSON(data []byte) error {
 	return codecDeleteRelationsOutput.Decode(data, v)
 }
 
-// codecDeleteRelationsOutput is DeleteRelationsOutput's table for MarshalJSON and UnmarshalJSON.
+// codecDeleteRelationsOutput is DeleteRelationsOutput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecDeleteRelationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "success", Required: true},
 	{Name: "message", Required: true},
@@ -1501,17 +1539,17 @@ var codecDeleteRelationsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: 
 
 func (v *DeleteRelationsOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the delete_relations output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the delete_relations output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DeleteRelationsOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("delete_relations output")
 }
 
-// DecodeDeleteRelationsOutput decodes the delete_relations output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeDeleteRelationsOutput decodes the delete_relations output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeDeleteRelationsOutput(data []byte) (v DeleteRelationsOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "delete_relations output")
@@ -1522,12 +1560,10 @@ func DecodeDeleteRelationsOutput(data []byte) (v DeleteRelationsOutput, err erro
 //
 // The tool's description:
 //
-//	Open Nodes
-//
-//	Open specific nodes in the knowledge graph by their names
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Open Nodes
+// Open specific nodes in the knowledge graph by their names
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type OpenNodesInput struct {
 	// An array of entity names to retrieve
 	Names []string `json:"names"`
@@ -1544,15 +1580,16 @@ func (v *OpenNodesInput) UnmarshalJSON(data []byte) error {
 	return codecOpenNodesInput.Decode(data, v)
 }
 
-// codecOpenNodesInput is OpenNodesInput's table for MarshalJSON and UnmarshalJSON.
+// codecOpenNodesInput is OpenNodesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecOpenNodesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "names", Presence: mcpimpl.EmptyArray, Required: true},
 }}
 
 func (v *OpenNodesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the open_nodes input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the open_nodes input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *OpenNodesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1560,9 +1597,9 @@ func (v *OpenNodesInput) Validate() error {
 }
 
 // DecodeOpenNodesInput decodes the open_nodes input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeOpenNodesInput(data []byte) (v OpenNodesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "open_nodes input")
 	return v, err
@@ -1570,22 +1607,23 @@ func DecodeOpenNodesInput(data []byte) (v OpenNodesInput, err error) {
 
 // OpenNodesOutput is the output (structured content) of the "open_nodes" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type OpenNodesOutput struct {
-	Entities []EntitiesItem `json:"entities"`
+	Entities []OpenNodesOutputEntitiesItem `json:"entities"`
 
-	Relations []RelationsItemOutput `json:"relations"`
+	Relations []OpenNodesOutputRelationsItem `json:"relations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v OpenNodesOutput) MarshalJSON() ([]byte, error) {
 	return codecOpenNodesOutput.Encode(&v)
 }
@@ -1597,7 +1635,8 @@ func (v *OpenNodesOutput) UnmarshalJSON(data []byte) error {
 	return codecOpenNodesOutput.Decode(data, v)
 }
 
-// codecOpenNodesOutput is OpenNodesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecOpenNodesOutput is OpenNodesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecOpenNodesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "entities", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
@@ -1616,33 +1655,41 @@ func (v *OpenNodesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the open_nodes output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the open_nodes output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *OpenNodesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("open_nodes output")
 }
 
-// DecodeOpenNodesOutput decodes the open_nodes output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeOpenNodesOutput decodes the open_nodes output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeOpenNodesOutput(data []byte) (v OpenNodesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "open_nodes output")
 	return v, err
 }
 
+// OpenNodesOutputEntitiesItem is the schema at /properties/entities/items of
+// the "open_nodes" tool's output schema: the same type as
+// CreateEntitiesOutputEntitiesItem, which declares it.
+type OpenNodesOutputEntitiesItem = CreateEntitiesOutputEntitiesItem
+
+// OpenNodesOutputRelationsItem is the schema at /properties/relations/items of
+// the "open_nodes" tool's output schema: the same type as
+// CreateRelationsOutputRelationsItem, which declares it.
+type OpenNodesOutputRelationsItem = CreateRelationsOutputRelationsItem
+
 // ReadGraphInput is the input (arguments) of the "read_graph" tool.
 //
 // The tool's description:
 //
-//	Read Graph
-//
-//	Read the entire knowledge graph
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Read Graph
+// Read the entire knowledge graph
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ReadGraphInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1656,13 +1703,14 @@ func (v *ReadGraphInput) UnmarshalJSON(data []byte) error {
 	return codecReadGraphInput.Decode(data, v)
 }
 
-// codecReadGraphInput is ReadGraphInput's table for MarshalJSON and UnmarshalJSON.
+// codecReadGraphInput is ReadGraphInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadGraphInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ReadGraphInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the read_graph input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_graph input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadGraphInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1670,9 +1718,9 @@ func (v *ReadGraphInput) Validate() error {
 }
 
 // DecodeReadGraphInput decodes the read_graph input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeReadGraphInput(data []byte) (v ReadGraphInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_graph input")
 	return v, err
@@ -1680,22 +1728,23 @@ func DecodeReadGraphInput(data []byte) (v ReadGraphInput, err error) {
 
 // ReadGraphOutput is the output (structured content) of the "read_graph" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ReadGraphOutput struct {
-	Entities []EntitiesItem `json:"entities"`
+	Entities []ReadGraphOutputEntitiesItem `json:"entities"`
 
-	Relations []RelationsItemOutput `json:"relations"`
+	Relations []ReadGraphOutputRelationsItem `json:"relations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ReadGraphOutput) MarshalJSON() ([]byte, error) {
 	return codecReadGraphOutput.Encode(&v)
 }
@@ -1707,7 +1756,8 @@ func (v *ReadGraphOutput) UnmarshalJSON(data []byte) error {
 	return codecReadGraphOutput.Decode(data, v)
 }
 
-// codecReadGraphOutput is ReadGraphOutput's table for MarshalJSON and UnmarshalJSON.
+// codecReadGraphOutput is ReadGraphOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecReadGraphOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "entities", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
@@ -1726,35 +1776,44 @@ func (v *ReadGraphOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the read_graph output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the read_graph output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ReadGraphOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("read_graph output")
 }
 
-// DecodeReadGraphOutput decodes the read_graph output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeReadGraphOutput decodes the read_graph output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeReadGraphOutput(data []byte) (v ReadGraphOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "read_graph output")
 	return v, err
 }
 
+// ReadGraphOutputEntitiesItem is the schema at /properties/entities/items of
+// the "read_graph" tool's output schema: the same type as
+// CreateEntitiesOutputEntitiesItem, which declares it.
+type ReadGraphOutputEntitiesItem = CreateEntitiesOutputEntitiesItem
+
+// ReadGraphOutputRelationsItem is the schema at /properties/relations/items of
+// the "read_graph" tool's output schema: the same type as
+// CreateRelationsOutputRelationsItem, which declares it.
+type ReadGraphOutputRelationsItem = CreateRelationsOutputRelationsItem
+
 // SearchNodesInput is the input (arguments) of the "search_nodes" tool.
 //
 // The tool's description:
 //
-//	Search Nodes
-//
-//	Search for nodes in the knowledge graph based on a query
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Search Nodes
+// Search for nodes in the knowledge graph based on a query
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SearchNodesInput struct {
-	// The search query to match against entity names, types, and observation content
+	// The search query to match against entity names, types, and observation
+	// content
 	Query string `json:"query"`
 }
 
@@ -1769,48 +1828,51 @@ func (v *SearchNodesInput) UnmarshalJSON(data []byte) error {
 	return codecSearchNodesInput.Decode(data, v)
 }
 
-// codecSearchNodesInput is SearchNodesInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchNodesInput is SearchNodesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchNodesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "query", Required: true},
 }}
 
 func (v *SearchNodesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the search_nodes input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_nodes input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchNodesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_nodes input")
 }
 
-// DecodeSearchNodesInput decodes the search_nodes input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchNodesInput decodes the search_nodes input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchNodesInput(data []byte) (v SearchNodesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_nodes input")
 	return v, err
 }
 
-// SearchNodesOutput is the output (structured content) of the "search_nodes" tool.
+// SearchNodesOutput is the output (structured content) of the "search_nodes"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SearchNodesOutput struct {
-	Entities []EntitiesItem `json:"entities"`
+	Entities []SearchNodesOutputEntitiesItem `json:"entities"`
 
-	Relations []RelationsItemOutput `json:"relations"`
+	Relations []SearchNodesOutputRelationsItem `json:"relations"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SearchNodesOutput) MarshalJSON() ([]byte, error) {
 	return codecSearchNodesOutput.Encode(&v)
 }
@@ -1822,7 +1884,8 @@ func (v *SearchNodesOutput) UnmarshalJSON(data []byte) error {
 	return codecSearchNodesOutput.Decode(data, v)
 }
 
-// codecSearchNodesOutput is SearchNodesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchNodesOutput is SearchNodesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchNodesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "entities", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "relations", Presence: mcpimpl.EmptyArray, Required: true},
@@ -1841,22 +1904,32 @@ func (v *SearchNodesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_nodes output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_nodes output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchNodesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_nodes output")
 }
 
-// DecodeSearchNodesOutput decodes the search_nodes output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSearchNodesOutput decodes the search_nodes output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchNodesOutput(data []byte) (v SearchNodesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_nodes output")
 	return v, err
 }
+
+// SearchNodesOutputEntitiesItem is the schema at /properties/entities/items of
+// the "search_nodes" tool's output schema: the same type as
+// CreateEntitiesOutputEntitiesItem, which declares it.
+type SearchNodesOutputEntitiesItem = CreateEntitiesOutputEntitiesItem
+
+// SearchNodesOutputRelationsItem is the schema at /properties/relations/items
+// of the "search_nodes" tool's output schema: the same type as
+// CreateRelationsOutputRelationsItem, which declares it.
+type SearchNodesOutputRelationsItem = CreateRelationsOutputRelationsItem
 
 // KnowledgeGraphResource describes the "knowledge-graph" resource
 // (memory://knowledge-graph).
@@ -1872,12 +1945,11 @@ var KnowledgeGraphResource = &mcpruntime.ResourceDescriptor{
 // ReadKnowledgeGraph reads the "knowledge-graph" resource
 // (memory://knowledge-graph).
 // The server declares mime type application/json; the result keeps every
-// contents item as text or blob with its own mime type (see
-// ResourceResult.Text and Blob).
+// contents item as text or blob with its own mime type (see ResourceResult.Text
+// and Blob).
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
-// # Knowledge Graph
-//
+// Knowledge Graph
 // The full knowledge graph with all entities and relations
 func ReadKnowledgeGraph(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadResource(ctx, c, KnowledgeGraphResource, opts...)

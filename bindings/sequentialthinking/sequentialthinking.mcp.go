@@ -5,7 +5,6 @@ package sequentialthinking
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
@@ -28,8 +27,8 @@ const (
 	ToolSequentialthinking ToolName = "sequentialthinking"
 )
 
-// Descriptors returns the descriptors of the sequentialthinking server's
-// tools, sorted by wire name, e.g. to advertise them to a language model.
+// Descriptors returns the descriptors of the sequentialthinking server's tools,
+// sorted by wire name, e.g. to advertise them to a language model.
 func Descriptors() []*mcpruntime.Descriptor {
 	return []*mcpruntime.Descriptor{
 		&SequentialthinkingDescriptor,
@@ -48,8 +47,8 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 // Client calls the sequentialthinking server's tools with typed inputs and
 // outputs, and reads its resources and prompts. Every call and read goes
 // through one Caller, so a sequence of them shares its session, and with the
-// options given to NewClient (identity, timeout). It is safe for concurrent
-// use if the Caller is.
+// options given to NewClient (identity, timeout). It is safe for concurrent use
+// if the Caller is.
 type Client struct {
 	caller                 mcpruntime.Caller
 	opts                   []mcpruntime.Option
@@ -68,17 +67,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "sequentialthinking")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -161,80 +160,93 @@ func (c *Client) SequentialthinkingLinks(in SequentialthinkingInput, res *mcprun
 	return mcpruntime.LinksOf(c.toolSequentialthinking, in, res)
 }
 
-// GateOptions returns the approval policy configured for the
-// sequentialthinking server, for mcpruntime.NewGate: by default calls to tools
-// not annotated read-only need approval, with per-tool rules where the config
-// gives them. Add mcpruntime.GateAfterTaint() to also gate mutations once a
-// run has read external content.
+// GateOptions returns the approval policy configured for the sequentialthinking
+// server, for mcpruntime.NewGate: by default calls to tools not annotated
+// read-only need approval, with per-tool rules where the config gives them. Add
+// mcpruntime.GateAfterTaint() to also gate mutations once a run has read
+// external content.
 func GateOptions() []mcpruntime.GateOption {
 	return []mcpruntime.GateOption{
 		mcpruntime.GateDefault(mcpruntime.GateMutations),
 	}
 }
 
-// SequentialthinkingInput is the input (arguments) of the "sequentialthinking" tool.
+// SequentialthinkingInput is the input (arguments) of the "sequentialthinking"
+// tool.
 //
 // The tool's description:
 //
-//	Sequential Thinking
+// Sequential Thinking
+// A detailed tool for dynamic and reflective problem-solving through thoughts.
+// This tool helps analyze problems through a flexible thinking process that can
+// adapt and evolve.
+// Each thought can build on, question, or revise previous insights as
+// understanding deepens.
 //
-//	A detailed tool for dynamic and reflective problem-solving through thoughts.
-//	This tool helps analyze problems through a flexible thinking process that can adapt and evolve.
-//	Each thought can build on, question, or revise previous insights as understanding deepens.
+// When to use this tool:
 //
-//	When to use this tool:
-//	- Breaking down complex problems into steps
-//	- Planning and design with room for revision
-//	- Analysis that might need course correction
-//	- Problems where the full scope might not be clear initially
-//	- Problems that require a multi-step solution
-//	- Tasks that need to maintain context over multiple steps
-//	- Situations where irrelevant information needs to be filtered out
+//   - Breaking down complex problems into steps
+//   - Planning and design with room for revision
+//   - Analysis that might need course correction
+//   - Problems where the full scope might not be clear initially
+//   - Problems that require a multi-step solution
+//   - Tasks that need to maintain context over multiple steps
+//   - Situations where irrelevant information needs to be filtered out
 //
-//	Key features:
-//	- You can adjust total_thoughts up or down as you progress
-//	- You can question or revise previous thoughts
-//	- You can add more thoughts even after reaching what seemed like the end
-//	- You can express uncertainty and explore alternative approaches
-//	- Not every thought needs to build linearly - you can branch or backtrack
-//	- Generates a solution hypothesis
-//	- Verifies the hypothesis based on the Chain of Thought steps
-//	- Repeats the process until satisfied
-//	- Provides a correct answer
+// Key features:
 //
-//	Parameters explained:
-//	- thought: Your current thinking step, which can include:
-//	  * Regular analytical steps
-//	  * Revisions of previous thoughts
-//	  * Questions about previous decisions
-//	  * Realizations about needing more analysis
-//	  * Changes in approach
-//	  * Hypothesis generation
-//	  * Hypothesis verification
-//	- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end
-//	- thoughtNumber: Current number in sequence (can go beyond initial total if needed)
-//	- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)
-//	- isRevision: A boolean indicating if this thought revises previous thinking
-//	- revisesThought: If is_revision is true, which thought number is being reconsidered
-//	- branchFromThought: If branching, which thought number is the branching point
-//	- branchId: Identifier for the current branch (if any)
-//	- needsMoreThoughts: If reaching end but realizing more thoughts needed
+//   - You can adjust total_thoughts up or down as you progress
+//   - You can question or revise previous thoughts
+//   - You can add more thoughts even after reaching what seemed like the end
+//   - You can express uncertainty and explore alternative approaches
+//   - Not every thought needs to build linearly - you can branch or backtrack
+//   - Generates a solution hypothesis
+//   - Verifies the hypothesis based on the Chain of Thought steps
+//   - Repeats the process until satisfied
+//   - Provides a correct answer
 //
-//	You should:
-//	1. Start with an initial estimate of needed thoughts, but be ready to adjust
-//	2. Feel free to question or revise previous thoughts
-//	3. Don't hesitate to add more thoughts if needed, even at the "end"
-//	4. Express uncertainty when present
-//	5. Mark thoughts that revise previous thinking or branch into new paths
-//	6. Ignore information that is irrelevant to the current step
-//	7. Generate a solution hypothesis when appropriate
-//	8. Verify the hypothesis based on the Chain of Thought steps
-//	9. Repeat the process until satisfied with the solution
-//	10. Provide a single, ideally correct answer as the final output
-//	11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached
+// Parameters explained:
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+//   - thought: Your current thinking step, which can include:
+//   - Regular analytical steps
+//   - Revisions of previous thoughts
+//   - Questions about previous decisions
+//   - Realizations about needing more analysis
+//   - Changes in approach
+//   - Hypothesis generation
+//   - Hypothesis verification
+//   - nextThoughtNeeded: True if you need more thinking, even if at what seemed
+//     like the end
+//   - thoughtNumber: Current number in sequence (can go beyond initial total if
+//     needed)
+//   - totalThoughts: Current estimate of thoughts needed (can be adjusted
+//     up/down)
+//   - isRevision: A boolean indicating if this thought revises previous
+//     thinking
+//   - revisesThought: If is_revision is true, which thought number is being
+//     reconsidered
+//   - branchFromThought: If branching, which thought number is the branching
+//     point
+//   - branchId: Identifier for the current branch (if any)
+//   - needsMoreThoughts: If reaching end but realizing more thoughts needed
+//
+// You should:
+//
+//  1. Start with an initial estimate of needed thoughts, but be ready to adjust
+//  2. Feel free to question or revise previous thoughts
+//  3. Don't hesitate to add more thoughts if needed, even at the "end"
+//  4. Express uncertainty when present
+//  5. Mark thoughts that revise previous thinking or branch into new paths
+//  6. Ignore information that is irrelevant to the current step
+//  7. Generate a solution hypothesis when appropriate
+//  8. Verify the hypothesis based on the Chain of Thought steps
+//  9. Repeat the process until satisfied with the solution
+//  10. Provide a single, ideally correct answer as the final output
+//  11. Only set nextThoughtNeeded to false when truly done and a satisfactory
+//     answer is reached
+//
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SequentialthinkingInput struct {
 	// Your current thinking step
 	Thought string `json:"thought"`
@@ -275,7 +287,8 @@ func (v *SequentialthinkingInput) UnmarshalJSON(data []byte) error {
 	return codecSequentialthinkingInput.Decode(data, v)
 }
 
-// codecSequentialthinkingInput is SequentialthinkingInput's table for MarshalJSON and UnmarshalJSON.
+// codecSequentialthinkingInput is SequentialthinkingInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSequentialthinkingInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "thought", Required: true},
 	{Name: "nextThoughtNeeded", Required: true},
@@ -326,138 +339,68 @@ func (v *SequentialthinkingInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the sequentialthinking input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the sequentialthinking input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SequentialthinkingInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("sequentialthinking input")
 }
 
-// DecodeSequentialthinkingInput decodes the sequentialthinking input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSequentialthinkingInput decodes the sequentialthinking input strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSequentialthinkingInput(data []byte) (v SequentialthinkingInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "sequentialthinking input")
 	return v, err
 }
 
-// SequentialthinkingInputNextThoughtNeeded is the schema at /properties/nextThoughtNeeded of the "sequentialthinking" tool's input schema.
-//
-// # Whether another thought step is needed
-//
-// It is one of Bool, String, told apart by the JSON type of the value. Exactly one is set: build one with SequentialthinkingInputNextThoughtNeededOfBool and the other constructors, read it with the As methods. The zero value has none set and is invalid.
-type SequentialthinkingInputNextThoughtNeeded struct {
-	vBool   *bool
-	vString *string
-}
+// SequentialthinkingInputNextThoughtNeeded is the schema at
+// /properties/nextThoughtNeeded of the "sequentialthinking" tool's input
+// schema: the same type as SequentialthinkingInputIsRevision, which declares
+// it.
+type SequentialthinkingInputNextThoughtNeeded = SequentialthinkingInputIsRevision
 
-// SequentialthinkingInputNextThoughtNeededOfBool returns the value whose Bool variant is v.
+// SequentialthinkingInputNextThoughtNeededOfBool returns the value whose Bool
+// variant is v.
 func SequentialthinkingInputNextThoughtNeededOfBool(v bool) SequentialthinkingInputNextThoughtNeeded {
-	return SequentialthinkingInputNextThoughtNeeded{vBool: &v}
+	return SequentialthinkingInputIsRevisionOfBool(v)
 }
 
-// SequentialthinkingInputNextThoughtNeededOfString returns the value whose String variant is v.
+// SequentialthinkingInputNextThoughtNeededOfString returns the value whose
+// String variant is v.
 func SequentialthinkingInputNextThoughtNeededOfString(v string) SequentialthinkingInputNextThoughtNeeded {
-	return SequentialthinkingInputNextThoughtNeeded{vString: &v}
+	return SequentialthinkingInputIsRevisionOfString(v)
 }
 
-// AsBool returns the Bool variant and whether it is the one set.
-func (u SequentialthinkingInputNextThoughtNeeded) AsBool() (bool, bool) {
-	if u.vBool == nil {
-		var zero bool
-		return zero, false
-	}
-	return *u.vBool, true
-}
-
-// SetBool makes v the value, replacing any other variant.
-func (u *SequentialthinkingInputNextThoughtNeeded) SetBool(v bool) {
-	*u = SequentialthinkingInputNextThoughtNeeded{vBool: &v}
-}
-
-// AsString returns the String variant and whether it is the one set.
-func (u SequentialthinkingInputNextThoughtNeeded) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
-
-// SetString makes v the value, replacing any other variant.
-func (u *SequentialthinkingInputNextThoughtNeeded) SetString(v string) {
-	*u = SequentialthinkingInputNextThoughtNeeded{vString: &v}
-}
-
-// MarshalJSON encodes the variant that is set.
-func (u SequentialthinkingInputNextThoughtNeeded) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vBool != nil:
-		return json.Marshal(u.vBool)
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	}
-	return nil, errors.New("SequentialthinkingInputNextThoughtNeeded: no variant is set")
-}
-
-// UnmarshalJSON picks the variant and decodes it strictly, reporting every
-// problem as a *mcpruntime.ValidationError.
-func (u *SequentialthinkingInputNextThoughtNeeded) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out SequentialthinkingInputNextThoughtNeeded
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "boolean":
-		out.vBool = new(bool)
-		mcpimpl.DecodeBool[bool](data, out.vBool, "", &vs)
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	default:
-		vs.Add("", "expected boolean or string, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
-}
-
-func (u *SequentialthinkingInputNextThoughtNeeded) validate(ptr string, vs *mcpimpl.Violations) {
-	switch {
-	case u.vBool != nil:
-	case u.vString != nil:
-	default:
-		vs.Add(ptr, "no variant is set")
-	}
-}
-
-// SequentialthinkingInputIsRevision is the schema at /properties/isRevision of the "sequentialthinking" tool's input schema.
+// SequentialthinkingInputIsRevision is the schema at /properties/isRevision of
+// the "sequentialthinking" tool's input schema.
 //
-// # Whether this revises previous thinking
-//
-// It is one of Bool, String, told apart by the JSON type of the value. Exactly one is set: build one with SequentialthinkingInputIsRevisionOfBool and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// Whether this revises previous thinking
+// It is one of Bool, String, told apart by the JSON type of the value. Exactly
+// one is set: build one with SequentialthinkingInputIsRevisionOfBool and the
+// other constructors, read it with the As methods. The zero value has none set
+// and is invalid.
 type SequentialthinkingInputIsRevision struct {
 	vBool   *bool
 	vString *string
 }
 
-// SequentialthinkingInputIsRevisionOfBool returns the value whose Bool variant is v.
+// SequentialthinkingInputIsRevisionOfBool returns the value whose Bool variant
+// is v.
 func SequentialthinkingInputIsRevisionOfBool(v bool) SequentialthinkingInputIsRevision {
 	return SequentialthinkingInputIsRevision{vBool: &v}
 }
 
-// SequentialthinkingInputIsRevisionOfString returns the value whose String variant is v.
+// SequentialthinkingInputIsRevisionOfString returns the value whose String
+// variant is v.
 func SequentialthinkingInputIsRevisionOfString(v string) SequentialthinkingInputIsRevision {
 	return SequentialthinkingInputIsRevision{vString: &v}
 }
 
 // AsBool returns the Bool variant and whether it is the one set.
-func (u SequentialthinkingInputIsRevision) AsBool() (bool, bool) {
-	if u.vBool == nil {
-		var zero bool
-		return zero, false
-	}
-	return *u.vBool, true
-}
+func (u SequentialthinkingInputIsRevision) AsBool() (bool, bool) { return mcpimpl.As(u.vBool) }
 
 // SetBool makes v the value, replacing any other variant.
 func (u *SequentialthinkingInputIsRevision) SetBool(v bool) {
@@ -465,13 +408,7 @@ func (u *SequentialthinkingInputIsRevision) SetBool(v bool) {
 }
 
 // AsString returns the String variant and whether it is the one set.
-func (u SequentialthinkingInputIsRevision) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
+func (u SequentialthinkingInputIsRevision) AsString() (string, bool) { return mcpimpl.As(u.vString) }
 
 // SetString makes v the value, replacing any other variant.
 func (u *SequentialthinkingInputIsRevision) SetString(v string) {
@@ -480,33 +417,21 @@ func (u *SequentialthinkingInputIsRevision) SetString(v string) {
 
 // MarshalJSON encodes the variant that is set.
 func (u SequentialthinkingInputIsRevision) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vBool != nil:
-		return json.Marshal(u.vBool)
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	}
-	return nil, errors.New("SequentialthinkingInputIsRevision: no variant is set")
+	return codecSequentialthinkingInputIsRevision.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *SequentialthinkingInputIsRevision) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out SequentialthinkingInputIsRevision
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "boolean":
-		out.vBool = new(bool)
-		mcpimpl.DecodeBool[bool](data, out.vBool, "", &vs)
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	default:
-		vs.Add("", "expected boolean or string, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecSequentialthinkingInputIsRevision.Decode(data, u)
 }
+
+// codecSequentialthinkingInputIsRevision is SequentialthinkingInputIsRevision's
+// table for MarshalJSON and UnmarshalJSON.
+var codecSequentialthinkingInputIsRevision = mcpimpl.Union{Name: "SequentialthinkingInputIsRevision", OneOf: true, Variants: []mcpimpl.Variant{
+	{Name: "Bool", Kind: "boolean"},
+	{Name: "String", Kind: "string"},
+}}
 
 func (u *SequentialthinkingInputIsRevision) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -517,97 +442,29 @@ func (u *SequentialthinkingInputIsRevision) validate(ptr string, vs *mcpimpl.Vio
 	}
 }
 
-// SequentialthinkingInputNeedsMoreThoughts is the schema at /properties/needsMoreThoughts of the "sequentialthinking" tool's input schema.
-//
-// # If more thoughts are needed
-//
-// It is one of Bool, String, told apart by the JSON type of the value. Exactly one is set: build one with SequentialthinkingInputNeedsMoreThoughtsOfBool and the other constructors, read it with the As methods. The zero value has none set and is invalid.
-type SequentialthinkingInputNeedsMoreThoughts struct {
-	vBool   *bool
-	vString *string
-}
+// SequentialthinkingInputNeedsMoreThoughts is the schema at
+// /properties/needsMoreThoughts of the "sequentialthinking" tool's input
+// schema: the same type as SequentialthinkingInputIsRevision, which declares
+// it.
+type SequentialthinkingInputNeedsMoreThoughts = SequentialthinkingInputIsRevision
 
-// SequentialthinkingInputNeedsMoreThoughtsOfBool returns the value whose Bool variant is v.
+// SequentialthinkingInputNeedsMoreThoughtsOfBool returns the value whose Bool
+// variant is v.
 func SequentialthinkingInputNeedsMoreThoughtsOfBool(v bool) SequentialthinkingInputNeedsMoreThoughts {
-	return SequentialthinkingInputNeedsMoreThoughts{vBool: &v}
+	return SequentialthinkingInputIsRevisionOfBool(v)
 }
 
-// SequentialthinkingInputNeedsMoreThoughtsOfString returns the value whose String variant is v.
+// SequentialthinkingInputNeedsMoreThoughtsOfString returns the value whose
+// String variant is v.
 func SequentialthinkingInputNeedsMoreThoughtsOfString(v string) SequentialthinkingInputNeedsMoreThoughts {
-	return SequentialthinkingInputNeedsMoreThoughts{vString: &v}
+	return SequentialthinkingInputIsRevisionOfString(v)
 }
 
-// AsBool returns the Bool variant and whether it is the one set.
-func (u SequentialthinkingInputNeedsMoreThoughts) AsBool() (bool, bool) {
-	if u.vBool == nil {
-		var zero bool
-		return zero, false
-	}
-	return *u.vBool, true
-}
-
-// SetBool makes v the value, replacing any other variant.
-func (u *SequentialthinkingInputNeedsMoreThoughts) SetBool(v bool) {
-	*u = SequentialthinkingInputNeedsMoreThoughts{vBool: &v}
-}
-
-// AsString returns the String variant and whether it is the one set.
-func (u SequentialthinkingInputNeedsMoreThoughts) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
-
-// SetString makes v the value, replacing any other variant.
-func (u *SequentialthinkingInputNeedsMoreThoughts) SetString(v string) {
-	*u = SequentialthinkingInputNeedsMoreThoughts{vString: &v}
-}
-
-// MarshalJSON encodes the variant that is set.
-func (u SequentialthinkingInputNeedsMoreThoughts) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vBool != nil:
-		return json.Marshal(u.vBool)
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	}
-	return nil, errors.New("SequentialthinkingInputNeedsMoreThoughts: no variant is set")
-}
-
-// UnmarshalJSON picks the variant and decodes it strictly, reporting every
-// problem as a *mcpruntime.ValidationError.
-func (u *SequentialthinkingInputNeedsMoreThoughts) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out SequentialthinkingInputNeedsMoreThoughts
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "boolean":
-		out.vBool = new(bool)
-		mcpimpl.DecodeBool[bool](data, out.vBool, "", &vs)
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	default:
-		vs.Add("", "expected boolean or string, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
-}
-
-func (u *SequentialthinkingInputNeedsMoreThoughts) validate(ptr string, vs *mcpimpl.Violations) {
-	switch {
-	case u.vBool != nil:
-	case u.vString != nil:
-	default:
-		vs.Add(ptr, "no variant is set")
-	}
-}
-
-// SequentialthinkingOutput is the output (structured content) of the "sequentialthinking" tool.
+// SequentialthinkingOutput is the output (structured content) of the
+// "sequentialthinking" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SequentialthinkingOutput struct {
@@ -621,13 +478,14 @@ type SequentialthinkingOutput struct {
 
 	ThoughtHistoryLength float64 `json:"thoughtHistoryLength"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SequentialthinkingOutput) MarshalJSON() ([]byte, error) {
 	return codecSequentialthinkingOutput.Encode(&v)
 }
@@ -639,7 +497,8 @@ func (v *SequentialthinkingOutput) UnmarshalJSON(data []byte) error {
 	return codecSequentialthinkingOutput.Decode(data, v)
 }
 
-// codecSequentialthinkingOutput is SequentialthinkingOutput's table for MarshalJSON and UnmarshalJSON.
+// codecSequentialthinkingOutput is SequentialthinkingOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSequentialthinkingOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "thoughtNumber", Required: true},
 	{Name: "totalThoughts", Required: true},
@@ -650,18 +509,18 @@ var codecSequentialthinkingOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Row
 
 func (v *SequentialthinkingOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the sequentialthinking output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the sequentialthinking output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SequentialthinkingOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("sequentialthinking output")
 }
 
-// DecodeSequentialthinkingOutput decodes the sequentialthinking output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSequentialthinkingOutput decodes the sequentialthinking output strictly
+// and validates it. Wrong JSON types, missing required members and members a
+// closed object does not declare are violations, as is anything Validate
+// reports; the error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSequentialthinkingOutput(data []byte) (v SequentialthinkingOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "sequentialthinking output")
 	return v, err

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/config"
 	"github.com/mcpgen/mcpgen/drift"
+	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/manifest"
 	"github.com/mcpgen/mcpgen/snapshot"
 )
@@ -153,7 +156,17 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Error = err.Error()
 		return r
 	}
-	if changes := drift.Compare(old.Manifest, live); len(changes) > 0 {
+	changes := drift.Compare(old.Manifest, live)
+	if ids := removedIdentifiers(s, relSlash(path), data, old.Manifest, live); len(ids) > 0 {
+		// With the others of their object, in drift's order: by kind
+		// (server, then tools), then name.
+		rank := map[string]int{"server": 0, "tool": 1, "resource": 2, "resourceTemplate": 3, "prompt": 4}
+		changes = append(changes, ids...)
+		slices.SortStableFunc(changes, func(a, b drift.Change) int {
+			return cmp.Or(rank[a.Kind]-rank[b.Kind], strings.Compare(a.Name, b.Name))
+		})
+	}
+	if len(changes) > 0 {
 		r.Changes = changes // else stays [], never null in JSON
 	}
 	r.Max = drift.Max(r.Changes)
@@ -169,6 +182,57 @@ func (o *checkOpts) checkOne(ctx context.Context, s *config.Server) serverDrift 
 		r.Updated = true
 	}
 	return r
+}
+
+// removedIdentifiers generates, with the server's config, from the
+// committed manifest and from the live listing, and reports as breaking
+// each exported Go identifier the first declares and the second would not:
+// code that uses it would no longer compile after check --update and
+// generate. The identifiers of a removed tool are not listed (its removal
+// is), nor the methods, constructors and constants of a removed type (the
+// type is). Bindings that cannot be generated from the live listing at all
+// are one breaking change. A committed manifest that does not generate is
+// left to generate to report.
+func removedIdentifiers(s *config.Server, name string, committed []byte, old, live *manifest.Manifest) []drift.Change {
+	before, err := gen.Identifiers(serverGenConfig(s, name, committed))
+	if err != nil {
+		return nil
+	}
+	liveData, err := manifest.Encode(live)
+	if err == nil {
+		var after map[string]gen.Owner
+		if after, err = gen.Identifiers(serverGenConfig(s, name, liveData)); err == nil {
+			return identifierChanges(before, after, old, live)
+		}
+	}
+	return []drift.Change{{Class: drift.Breaking, Kind: "server", Message: "the Go bindings cannot be generated from the live listing: " + err.Error()}}
+}
+
+func identifierChanges(before, after map[string]gen.Owner, old, live *manifest.Manifest) []drift.Change {
+	kept := map[string]bool{}
+	for _, e := range live.Tools {
+		kept[e.Key] = true
+	}
+	gone := map[string]bool{}
+	for _, e := range old.Tools {
+		gone[e.Key] = !kept[e.Key]
+	}
+	var out []drift.Change
+	for _, id := range slices.Sorted(maps.Keys(before)) {
+		o := before[id]
+		if _, ok := after[id]; ok || gone[o.Tool] {
+			continue
+		}
+		if _, ok := after[o.Type]; o.Type != "" && !ok {
+			continue // its type is reported
+		}
+		c := drift.Change{Class: drift.Breaking, Kind: "tool", Name: o.Tool, Message: fmt.Sprintf("Go identifier %s of tool %q would be removed", id, o.Tool)}
+		if o.Tool == "" {
+			c.Kind, c.Message = "server", fmt.Sprintf("Go identifier %s would be removed", id)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // printDrift writes the human report: per server, changes grouped by the

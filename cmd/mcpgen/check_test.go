@@ -40,7 +40,7 @@ servers:
 		t.Fatalf("drifted server: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	manifestPath := relSlash(filepath.Join(dir, "mcp", "crm.json"))
-	want := `crm: 9 changes from ` + manifestPath + ` (4 breaking, 5 compatible)
+	want := `crm: 10 changes from ` + manifestPath + ` (5 breaking, 5 compatible)
   tool archive_deal
     compatible tool added
   tool create_deal
@@ -50,6 +50,7 @@ servers:
   tool get_deal
     breaking   /inputSchema/properties/tenant: required argument "tenant" added
     breaking   /outputSchema/properties/history: output member "history" removed
+    breaking   Go identifier GetDealOutputHistoryItem of tool "get_deal" would be removed
     compatible /description: description changed
     compatible /outputSchema/properties/owner: output member "owner" added
   tool ping
@@ -74,7 +75,7 @@ servers:
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
 		t.Fatalf("--json: exit %d, %v:\n%s", code, err, out)
 	}
-	if rep.Max != "breaking" || len(rep.Servers) != 1 || len(rep.Servers[0].Changes) != 9 || rep.Servers[0].Changes[0].Class != "compatible" || rep.Servers[0].Changes[0].Name != "archive_deal" {
+	if rep.Max != "breaking" || len(rep.Servers) != 1 || len(rep.Servers[0].Changes) != 10 || rep.Servers[0].Changes[0].Class != "compatible" || rep.Servers[0].Changes[0].Name != "archive_deal" {
 		t.Errorf("--json report: %+v", rep)
 	}
 
@@ -87,6 +88,74 @@ servers:
 	code, out, _ = mcpgen(t, "check", "--config", cfg, "--fail-on", "any")
 	if code != 0 || !strings.Contains(out, "no drift") {
 		t.Errorf("after --update: exit %d:\n%s", code, out)
+	}
+}
+
+// TestCheckRemovedIdentifiers: a change the schema rules call compatible
+// but which would remove an exported Go identifier of the generated
+// package (here variants the committed manifest titled, which the server
+// no longer does: their constructors and methods are renamed) is
+// breaking, and says which identifier; adding a tool that shares shapes
+// with the others (what renamed the reference memory server's types)
+// removes none and stays compatible.
+func TestCheckRemovedIdentifiers(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+`)
+	if code, _, errOut := mcpgen(t, "snapshot", "--config", cfg, "--quiet"); code != 0 {
+		t.Fatalf("snapshot: exit %d:\n%s", code, errOut)
+	}
+	mpath := filepath.Join(dir, "mcp", "crm.json")
+	orig, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(orig, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range m["tools"].([]any) {
+		if tool := tool.(map[string]any); tool["name"] == "create_deal" {
+			owner := tool["inputSchema"].(map[string]any)["properties"].(map[string]any)["owner"].(map[string]any)
+			owner["oneOf"].([]any)[0].(map[string]any)["title"] = "Person"
+		}
+	}
+	titled, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(mpath, titled, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := mcpgen(t, "check", "--config", cfg)
+	for _, want := range []string{
+		`breaking   Go identifier CreateDealInputOwner.AsPerson of tool "create_deal" would be removed`,
+		`breaking   Go identifier CreateDealInputOwnerOfPerson of tool "create_deal" would be removed`,
+		`breaking   Go identifier CreateDealInputOwnerPerson of tool "create_deal" would be removed`,
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want 1 and %q in:\n%s%s", code, want, out, errOut)
+		}
+	}
+	if strings.Contains(out, "CreateDealInputOwnerPerson.") {
+		t.Errorf("the methods of a removed type are listed:\n%s", out)
+	}
+
+	// The committed manifest without a tool the server has: a tool added,
+	// no identifier removed, compatible.
+	m = nil
+	if err := json.Unmarshal(orig, &m); err != nil {
+		t.Fatal(err)
+	}
+	tools := m["tools"].([]any)
+	m["tools"] = tools[1:]
+	less, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(mpath, less, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = mcpgen(t, "check", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "(0 breaking, 1 compatible)") || strings.Contains(out, "Go identifier") {
+		t.Errorf("a tool added: exit %d:\n%s%s", code, out, errOut)
 	}
 }
 

@@ -159,40 +159,53 @@ func (o *generateOpts) units() ([]unit, error) {
 			bad = append(bad, err)
 			continue
 		}
-		u := unit{id: s.ID, dir: s.OutDir(), cfg: gen.Config{
-			Package: s.Package,
-			// The config's directory is the root of names in headers and
-			// errors, so output does not depend on where mcpgen runs.
-			Inputs:          []gen.Input{{Name: s.Manifest, Data: data}},
-			Renames:         s.Tools.Rename,
-			InputExtras:     s.InputExtras,
-			KeepShapesApart: s.KeepShapesApart,
-			CheckFormats:    s.CheckFormats,
-		}}
-		if len(s.Tools.Override) > 0 {
-			u.cfg.Overrides = map[string]gen.ToolOverride{}
-			for name, ov := range s.Tools.Override {
-				u.cfg.Overrides[name] = gen.ToolOverride{InputSchema: ov.InputSchema, OutputSchema: ov.OutputSchema}
-			}
-		}
-		if s.Identity != nil {
-			u.cfg.StripArgs = stripIdentity(data, s.Identity.Argument)
-		}
-		if s.Gate != nil {
-			u.cfg.Gate = &gen.GateConfig{Default: s.Gate.Default, Tools: s.Gate.Tools}
-		}
-		if len(s.Resources.Bind) > 0 {
-			u.cfg.Resources = map[string]gen.ResourceBinding{}
-			for key, b := range s.Resources.Bind {
-				u.cfg.Resources[key] = gen.ResourceBinding{Schema: b.Schema, GoName: b.GoName, Tool: b.Tool, ToolName: b.ToolName, Where: b.Pos.String()}
-			}
-		}
+		// The config's directory is the root of names in headers and
+		// errors, so output does not depend on where mcpgen runs.
+		u := unit{id: s.ID, dir: s.OutDir(), cfg: serverGenConfig(s, s.Manifest, data)}
 		units = append(units, u)
 	}
 	if len(bad) > 0 {
 		return nil, errors.Join(bad...)
 	}
 	return units, nil
+}
+
+// serverGenConfig is what mcpgen generate uses for s, with the manifest
+// given as data under name (mcpgen list and check generate with it too).
+func serverGenConfig(s *config.Server, name string, data []byte) gen.Config {
+	c := gen.Config{
+		Package:         s.Package,
+		Inputs:          []gen.Input{{Name: name, Data: data}},
+		Renames:         s.Tools.Rename,
+		InputExtras:     s.InputExtras,
+		KeepShapesApart: s.KeepShapesApart,
+		CheckFormats:    s.CheckFormats,
+	}
+	if len(s.Names) > 0 {
+		c.GoNames, c.GoNamePos = map[string]string{}, map[string]string{}
+		for k, v := range s.Names {
+			c.GoNames[k], c.GoNamePos[k] = v, s.NamesPos[k].String()
+		}
+	}
+	if len(s.Tools.Override) > 0 {
+		c.Overrides = map[string]gen.ToolOverride{}
+		for name, ov := range s.Tools.Override {
+			c.Overrides[name] = gen.ToolOverride{InputSchema: ov.InputSchema, OutputSchema: ov.OutputSchema}
+		}
+	}
+	if s.Identity != nil {
+		c.StripArgs = stripIdentity(data, s.Identity.Argument)
+	}
+	if s.Gate != nil {
+		c.Gate = &gen.GateConfig{Default: s.Gate.Default, Tools: s.Gate.Tools}
+	}
+	if len(s.Resources.Bind) > 0 {
+		c.Resources = map[string]gen.ResourceBinding{}
+		for key, b := range s.Resources.Bind {
+			c.Resources[key] = gen.ResourceBinding{Schema: b.Schema, GoName: b.GoName, Tool: b.Tool, ToolName: b.ToolName, Where: b.Pos.String()}
+		}
+	}
+	return c
 }
 
 // stripIdentity lists, per tool, the identity argument to leave out of the
@@ -392,5 +405,9 @@ func checkServerTools(s *config.Server, data []byte) error {
 	for _, e := range append(slices.Clone(f.Manifest.Resources), f.Manifest.ResourceTemplates...) {
 		keys[e.Key] = true
 	}
-	return errors.Join(s.CheckTools(tools), s.CheckResources(keys))
+	raw := map[string]json.RawMessage{}
+	for _, e := range f.Manifest.Tools {
+		raw[e.Key] = e.Raw
+	}
+	return errors.Join(s.CheckTools(tools), s.CheckResources(keys), s.CheckNames(raw))
 }

@@ -242,3 +242,67 @@ servers:
 		}
 	}
 }
+
+// TestGenerateNames: the config's names key pins Go names at JSON Pointers,
+// for one tool or ("*#") every tool that has the pointer, without changing
+// the schema a model is shown; a key that pins nothing is an error at its
+// place in the config.
+func TestGenerateNames(t *testing.T) {
+	dir := t.TempDir()
+	snapshotTestServer(t, dir)
+	cfg := writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+    out: internal/crm
+    names:
+      "create_deal#/inputSchema/$defs/stage": Stage
+      "create_deal#/inputSchema/properties/owner/oneOf/1": Squad
+      "*#/outputSchema/properties/history/items": HistoryEntry
+`)
+	if code, _, errOut := mcpgen(t, "generate", "--config", cfg); code != 0 {
+		t.Fatalf("generate: exit %d:\n%s", code, errOut)
+	}
+	src := string(read(t, filepath.Join(dir, "internal", "crm", "crm.mcp.go")))
+	for _, want := range []string{"type Stage string", "func CreateDealInputOwnerOfSquad(v CreateDealInputOwnerSquad) CreateDealInputOwner",
+		"type HistoryEntry struct", "History []HistoryEntry"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the generated code lacks %q", want)
+		}
+	}
+	if strings.Contains(src, "x-go-name") {
+		t.Error("a pin reached the schema a model is shown")
+	}
+
+	cfg = writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+    out: internal/crm
+    names:
+      "create_deal#/inputSchema/properties/title/maxLength": Max
+      "create_deal#/inputSchema/properties/nope": Nope
+      "*#/outputSchema/properties/nope": Nope
+`)
+	code, _, errOut := mcpgen(t, "generate", "--config", cfg)
+	for _, want := range []string{
+		cfg + `:8:7: servers[0].names: "create_deal#/inputSchema/properties/nope": tool "create_deal" has nothing at /inputSchema/properties/nope`,
+		cfg + `:9:7: servers[0].names: "*#/outputSchema/properties/nope": no tool in mcp/crm.json has anything at /outputSchema/properties/nope`,
+	} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, want 1 and\n%s\nin\n%s", code, want, errOut)
+		}
+	}
+	cfg = writeConfig(t, dir, `version: 1
+servers:
+  - id: crm
+    stdio: {command: "BIN", env: {MCPGEN_TESTSERVER_MODE: rich}}
+    out: internal/crm
+    names:
+      "create_deal#/inputSchema/properties/title/maxLength": Max
+`)
+	code, _, errOut = mcpgen(t, "generate", "--config", cfg)
+	if want := cfg + `:7:7: names key "create_deal#/inputSchema/properties/title/maxLength" names nothing mcpgen generates`; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, want 1 and\n%s\nin\n%s", code, want, errOut)
+	}
+}

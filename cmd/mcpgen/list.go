@@ -168,23 +168,6 @@ func (o *listOpts) capture(ctx context.Context, s *config.Server) ([]byte, error
 	return manifest.Encode(m)
 }
 
-// serverGenConfig is what mcpgen generate would use for s, with the
-// manifest given as data: renames, overrides and the identity argument
-// change the names and types a listing shows.
-func serverGenConfig(s *config.Server, name string, data []byte) gen.Config {
-	c := gen.Config{Package: s.Package, Inputs: []gen.Input{{Name: name, Data: data}}, Renames: s.Tools.Rename}
-	if len(s.Tools.Override) > 0 {
-		c.Overrides = map[string]gen.ToolOverride{}
-		for tool, ov := range s.Tools.Override {
-			c.Overrides[tool] = gen.ToolOverride{InputSchema: ov.InputSchema, OutputSchema: ov.OutputSchema}
-		}
-	}
-	if s.Identity != nil {
-		c.StripArgs = stripIdentity(data, s.Identity.Argument)
-	}
-	return c
-}
-
 func describe(c gen.Config, title string) (listing, error) {
 	tools, err := gen.Describe(c)
 	if err != nil {

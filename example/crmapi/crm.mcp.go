@@ -43,8 +43,8 @@ const (
 	ToolUpdateDeal     ToolName = "update_deal"
 )
 
-// Descriptors returns the descriptors of the crm server's tools, sorted by
-// wire name, e.g. to advertise them to a language model.
+// Descriptors returns the descriptors of the crm server's tools, sorted by wire
+// name, e.g. to advertise them to a language model.
 func Descriptors() []*mcpruntime.Descriptor {
 	return []*mcpruntime.Descriptor{
 		&ExportContactsDescriptor,
@@ -110,17 +110,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "export_contacts", "export_pipeline", "get_contact", "get_deal", "pipeline_chart", "search_deals", "send_email", "update_deal")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -187,9 +187,9 @@ var ExportContactsDescriptor = mcpruntime.Descriptor{
 }
 
 // NewExportContacts returns the "export_contacts" tool over c. Call takes
-// ExportContactsInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// ExportContactsInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewExportContacts(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ExportContactsInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ExportContactsInput, mcpruntime.NoOutput](&ExportContactsDescriptor, c, opts...)
 }
@@ -213,9 +213,9 @@ var ExportPipelineDescriptor = mcpruntime.Descriptor{
 }
 
 // NewExportPipeline returns the "export_pipeline" tool over c. Call takes
-// ExportPipelineInput and returns everything the server sent (the tool
-// declares no output schema); Invoke takes a language model's JSON arguments
-// and returns text for it. It never touches the network.
+// ExportPipelineInput and returns everything the server sent (the tool declares
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewExportPipeline(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ExportPipelineInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ExportPipelineInput, mcpruntime.NoOutput](&ExportPipelineDescriptor, c, opts...)
 }
@@ -274,8 +274,8 @@ func NewGetDeal(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool
 	return mcpruntime.NewTool[GetDealInput, GetDealOutput](&GetDealDescriptor, c, opts...)
 }
 
-// PipelineChartDescriptor describes the "pipeline_chart" tool as snapshotted
-// in mcp/crm.json.
+// PipelineChartDescriptor describes the "pipeline_chart" tool as snapshotted in
+// mcp/crm.json.
 var PipelineChartDescriptor = mcpruntime.Descriptor{
 	Name:        "pipeline_chart",
 	GoName:      "PipelineChart",
@@ -294,8 +294,8 @@ var PipelineChartDescriptor = mcpruntime.Descriptor{
 
 // NewPipelineChart returns the "pipeline_chart" tool over c. Call takes
 // PipelineChartInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewPipelineChart(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[PipelineChartInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[PipelineChartInput, mcpruntime.NoOutput](&PipelineChartDescriptor, c, opts...)
 }
@@ -354,8 +354,8 @@ var SendEmailDescriptor = mcpruntime.Descriptor{
 //
 // The tool takes the caller's token in "caller_token", which is not in
 // SendEmailInput: the runtime sets it on every call from the identity given
-// with mcpruntime.WithIdentity, and a call without one fails before anything
-// is sent.
+// with mcpruntime.WithIdentity, and a call without one fails before anything is
+// sent.
 func NewSendEmail(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[SendEmailInput, SendEmailOutput] {
 	return mcpruntime.NewTool[SendEmailInput, SendEmailOutput](&SendEmailDescriptor, c, append([]mcpruntime.Option{mcpruntime.WithIdentityArgument("caller_token")}, opts...)...)
 }
@@ -387,8 +387,8 @@ var UpdateDealDescriptor = mcpruntime.Descriptor{
 //
 // The tool takes the caller's token in "caller_token", which is not in
 // UpdateDealInput: the runtime sets it on every call from the identity given
-// with mcpruntime.WithIdentity, and a call without one fails before anything
-// is sent.
+// with mcpruntime.WithIdentity, and a call without one fails before anything is
+// sent.
 func NewUpdateDeal(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[UpdateDealInput, UpdateDealOutput] {
 	return mcpruntime.NewTool[UpdateDealInput, UpdateDealOutput](&UpdateDealDescriptor, c, append([]mcpruntime.Option{mcpruntime.WithIdentityArgument("caller_token")}, opts...)...)
 }
@@ -399,10 +399,9 @@ func (c *Client) ExportContacts(ctx context.Context, in ExportContactsInput) (*m
 }
 
 // ResumeExportContacts makes the "export_contacts" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeExportContacts(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolExportContacts.Resume(ctx, id)
 }
@@ -420,10 +419,9 @@ func (c *Client) ExportPipeline(ctx context.Context, in ExportPipelineInput) (*m
 }
 
 // ResumeExportPipeline makes the "export_pipeline" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeExportPipeline(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolExportPipeline.Resume(ctx, id)
 }
@@ -441,10 +439,9 @@ func (c *Client) GetContact(ctx context.Context, in GetContactInput) (*mcpruntim
 }
 
 // ResumeGetContact makes the "get_contact" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetContact(ctx context.Context, id string) (*mcpruntime.TypedResult[GetContactOutput], error) {
 	return c.toolGetContact.Resume(ctx, id)
 }
@@ -469,9 +466,9 @@ func (c *Client) ResumeGetDeal(ctx context.Context, id string) (*mcpruntime.Type
 	return c.toolGetDeal.Resume(ctx, id)
 }
 
-// GetDealLinks returns the resource links in res, the result of GetDeal for
-// in, for ReadLink: each remembers the call, so an expired link can be
-// refreshed by making it again.
+// GetDealLinks returns the resource links in res, the result of GetDeal for in,
+// for ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetDealLinks(in GetDealInput, res *mcpruntime.TypedResult[GetDealOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetDeal, in, res)
 }
@@ -482,10 +479,9 @@ func (c *Client) PipelineChart(ctx context.Context, in PipelineChartInput) (*mcp
 }
 
 // ResumePipelineChart makes the "pipeline_chart" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumePipelineChart(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolPipelineChart.Resume(ctx, id)
 }
@@ -503,17 +499,16 @@ func (c *Client) SearchDeals(ctx context.Context, in SearchDealsInput) (*mcprunt
 }
 
 // ResumeSearchDeals makes the "search_deals" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeSearchDeals(ctx context.Context, id string) (*mcpruntime.TypedResult[SearchDealsOutput], error) {
 	return c.toolSearchDeals.Resume(ctx, id)
 }
 
-// SearchDealsLinks returns the resource links in res, the result of
-// SearchDeals for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// SearchDealsLinks returns the resource links in res, the result of SearchDeals
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) SearchDealsLinks(in SearchDealsInput, res *mcpruntime.TypedResult[SearchDealsOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSearchDeals, in, res)
 }
@@ -531,8 +526,8 @@ func (c *Client) ResumeSendEmail(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolSendEmail.Resume(ctx, id)
 }
 
-// SendEmailLinks returns the resource links in res, the result of SendEmail
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// SendEmailLinks returns the resource links in res, the result of SendEmail for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) SendEmailLinks(in SendEmailInput, res *mcpruntime.TypedResult[SendEmailOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolSendEmail, in, res)
@@ -544,10 +539,9 @@ func (c *Client) UpdateDeal(ctx context.Context, in UpdateDealInput) (*mcpruntim
 }
 
 // ResumeUpdateDeal makes the "update_deal" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeUpdateDeal(ctx context.Context, id string) (*mcpruntime.TypedResult[UpdateDealOutput], error) {
 	return c.toolUpdateDeal.Resume(ctx, id)
 }
@@ -574,10 +568,10 @@ func GateOptions() []mcpruntime.GateOption {
 //
 // The tool's description:
 //
-//	Export contacts as CSV, embedded in the result.
+// Export contacts as CSV, embedded in the result.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ExportContactsInput struct {
 	// Only contacts owned by this user id.
 	Owner *string `json:"owner,omitempty"`
@@ -594,24 +588,25 @@ func (v *ExportContactsInput) UnmarshalJSON(data []byte) error {
 	return codecExportContactsInput.Decode(data, v)
 }
 
-// codecExportContactsInput is ExportContactsInput's table for MarshalJSON and UnmarshalJSON.
+// codecExportContactsInput is ExportContactsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecExportContactsInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Presence: mcpimpl.OmitNil},
 }}
 
 func (v *ExportContactsInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the export_contacts input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the export_contacts input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ExportContactsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("export_contacts input")
 }
 
-// DecodeExportContactsInput decodes the export_contacts input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeExportContactsInput decodes the export_contacts input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeExportContactsInput(data []byte) (v ExportContactsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "export_contacts input")
@@ -622,9 +617,9 @@ func DecodeExportContactsInput(data []byte) (v ExportContactsInput, err error) {
 //
 // The tool's description:
 //
-//	Export pipeline
-//
-//	Export the pipeline as CSV. The result links to the export; each export replaces the previous one, whose link then expires.
+// Export pipeline
+// Export the pipeline as CSV. The result links to the export; each export
+// replaces the previous one, whose link then expires.
 //
 // Decoding rejects members the schema does not declare.
 type ExportPipelineInput struct{}
@@ -641,22 +636,23 @@ func (v *ExportPipelineInput) UnmarshalJSON(data []byte) error {
 	return codecExportPipelineInput.Decode(data, v)
 }
 
-// codecExportPipelineInput is ExportPipelineInput's table for MarshalJSON and UnmarshalJSON.
+// codecExportPipelineInput is ExportPipelineInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecExportPipelineInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{}}
 
 func (v *ExportPipelineInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the export_pipeline input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the export_pipeline input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ExportPipelineInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("export_pipeline input")
 }
 
-// DecodeExportPipelineInput decodes the export_pipeline input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeExportPipelineInput decodes the export_pipeline input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeExportPipelineInput(data []byte) (v ExportPipelineInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "export_pipeline input")
@@ -667,9 +663,8 @@ func DecodeExportPipelineInput(data []byte) (v ExportPipelineInput, err error) {
 //
 // The tool's description:
 //
-//	Get contact
-//
-//	Look up one contact by id.
+// Get contact
+// Look up one contact by id.
 //
 // Decoding rejects members the schema does not declare.
 type GetContactInput struct {
@@ -689,7 +684,8 @@ func (v *GetContactInput) UnmarshalJSON(data []byte) error {
 	return codecGetContactInput.Decode(data, v)
 }
 
-// codecGetContactInput is GetContactInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetContactInput is GetContactInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetContactInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "contact_id", Required: true},
 }}
@@ -700,27 +696,28 @@ func (v *GetContactInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_contact input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_contact input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetContactInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_contact input")
 }
 
-// DecodeGetContactInput decodes the get_contact input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetContactInput decodes the get_contact input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetContactInput(data []byte) (v GetContactInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_contact input")
 	return v, err
 }
 
-// GetContactOutput is the output (structured content) of the "get_contact" tool.
+// GetContactOutput is the output (structured content) of the "get_contact"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type GetContactOutput struct {
@@ -739,13 +736,14 @@ type GetContactOutput struct {
 
 	Tags []string `json:"tags"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetContactOutput) MarshalJSON() ([]byte, error) {
 	return codecGetContactOutput.Encode(&v)
 }
@@ -757,7 +755,8 @@ func (v *GetContactOutput) UnmarshalJSON(data []byte) error {
 	return codecGetContactOutput.Decode(data, v)
 }
 
-// codecGetContactOutput is GetContactOutput's table for MarshalJSON and UnmarshalJSON.
+// codecGetContactOutput is GetContactOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetContactOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "name", Required: true},
@@ -769,18 +768,18 @@ var codecGetContactOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcp
 
 func (v *GetContactOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get_contact output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_contact output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetContactOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_contact output")
 }
 
-// DecodeGetContactOutput decodes the get_contact output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetContactOutput decodes the get_contact output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetContactOutput(data []byte) (v GetContactOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_contact output")
 	return v, err
@@ -790,9 +789,8 @@ func DecodeGetContactOutput(data []byte) (v GetContactOutput, err error) {
 //
 // The tool's description:
 //
-//	Get deal
-//
-//	Look up one deal by id. The result links to the deal's contract.
+// Get deal
+// Look up one deal by id. The result links to the deal's contract.
 //
 // Decoding rejects members the schema does not declare.
 type GetDealInput struct {
@@ -823,8 +821,8 @@ func (v *GetDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_deal input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_deal input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetDealInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -832,9 +830,9 @@ func (v *GetDealInput) Validate() error {
 }
 
 // DecodeGetDealInput decodes the get_deal input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetDealInput(data []byte) (v GetDealInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_deal input")
 	return v, err
@@ -842,8 +840,8 @@ func DecodeGetDealInput(data []byte) (v GetDealInput, err error) {
 
 // GetDealOutput is the output (structured content) of the "get_deal" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type GetDealOutput struct {
@@ -864,13 +862,14 @@ type GetDealOutput struct {
 
 	Notes []string `json:"notes"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetDealOutput) MarshalJSON() ([]byte, error) {
 	return codecGetDealOutput.Encode(&v)
 }
@@ -882,7 +881,8 @@ func (v *GetDealOutput) UnmarshalJSON(data []byte) error {
 	return codecGetDealOutput.Decode(data, v)
 }
 
-// codecGetDealOutput is GetDealOutput's table for MarshalJSON and UnmarshalJSON.
+// codecGetDealOutput is GetDealOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetDealOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "title", Required: true},
@@ -902,8 +902,8 @@ func (v *GetDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Currency.validate(ptr+"/currency", vs)
 }
 
-// Validate reports every violation of the get_deal output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_deal output schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetDealOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -911,15 +911,16 @@ func (v *GetDealOutput) Validate() error {
 }
 
 // DecodeGetDealOutput decodes the get_deal output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetDealOutput(data []byte) (v GetDealOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_deal output")
 	return v, err
 }
 
-// GetDealOutputStage is the schema at /properties/stage of the "get_deal" tool's output schema.
+// GetDealOutputStage is the schema at /properties/stage of the "get_deal"
+// tool's output schema.
 type GetDealOutputStage string
 
 // Values of GetDealOutputStage.
@@ -949,7 +950,8 @@ func (e GetDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// GetDealOutputCurrency is the schema at /properties/currency of the "get_deal" tool's output schema.
+// GetDealOutputCurrency is the schema at /properties/currency of the "get_deal"
+// tool's output schema.
 type GetDealOutputCurrency string
 
 // Values of GetDealOutputCurrency.
@@ -980,9 +982,8 @@ func (e GetDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
 //
 // The tool's description:
 //
-//	Pipeline chart
-//
-//	A bar chart (PNG) of deal value per stage.
+// Pipeline chart
+// A bar chart (PNG) of deal value per stage.
 //
 // Decoding rejects members the schema does not declare.
 type PipelineChartInput struct{}
@@ -999,22 +1000,23 @@ func (v *PipelineChartInput) UnmarshalJSON(data []byte) error {
 	return codecPipelineChartInput.Decode(data, v)
 }
 
-// codecPipelineChartInput is PipelineChartInput's table for MarshalJSON and UnmarshalJSON.
+// codecPipelineChartInput is PipelineChartInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecPipelineChartInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{}}
 
 func (v *PipelineChartInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the pipeline_chart input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the pipeline_chart input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *PipelineChartInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("pipeline_chart input")
 }
 
-// DecodePipelineChartInput decodes the pipeline_chart input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodePipelineChartInput decodes the pipeline_chart input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodePipelineChartInput(data []byte) (v PipelineChartInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "pipeline_chart input")
@@ -1025,9 +1027,8 @@ func DecodePipelineChartInput(data []byte) (v PipelineChartInput, err error) {
 //
 // The tool's description:
 //
-//	Search deals
-//
-//	Find deals by text, stage and minimum amount, largest first.
+// Search deals
+// Find deals by text, stage and minimum amount, largest first.
 //
 // Decoding rejects members the schema does not declare.
 type SearchDealsInput struct {
@@ -1054,7 +1055,8 @@ func (v *SearchDealsInput) UnmarshalJSON(data []byte) error {
 	return codecSearchDealsInput.Decode(data, v)
 }
 
-// codecSearchDealsInput is SearchDealsInput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchDealsInput is SearchDealsInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchDealsInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "query", Presence: mcpimpl.OmitNil},
 	{Name: "stage", Presence: mcpimpl.OmitNil},
@@ -1081,24 +1083,25 @@ func (v *SearchDealsInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_deals input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_deals input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchDealsInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_deals input")
 }
 
-// DecodeSearchDealsInput decodes the search_deals input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSearchDealsInput decodes the search_deals input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchDealsInput(data []byte) (v SearchDealsInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_deals input")
 	return v, err
 }
 
-// SearchDealsInputStage is the schema at /properties/stage of the "search_deals" tool's input schema.
+// SearchDealsInputStage is the schema at /properties/stage of the
+// "search_deals" tool's input schema.
 type SearchDealsInputStage string
 
 // Values of SearchDealsInputStage.
@@ -1126,10 +1129,11 @@ func (e SearchDealsInputStage) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// SearchDealsOutput is the output (structured content) of the "search_deals" tool.
+// SearchDealsOutput is the output (structured content) of the "search_deals"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SearchDealsOutput struct {
@@ -1138,13 +1142,14 @@ type SearchDealsOutput struct {
 	// Matches before the limit was applied.
 	Total int64 `json:"total"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SearchDealsOutput) MarshalJSON() ([]byte, error) {
 	return codecSearchDealsOutput.Encode(&v)
 }
@@ -1156,7 +1161,8 @@ func (v *SearchDealsOutput) UnmarshalJSON(data []byte) error {
 	return codecSearchDealsOutput.Decode(data, v)
 }
 
-// codecSearchDealsOutput is SearchDealsOutput's table for MarshalJSON and UnmarshalJSON.
+// codecSearchDealsOutput is SearchDealsOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSearchDealsOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "deals", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "total", Required: true},
@@ -1173,27 +1179,28 @@ func (v *SearchDealsOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the search_deals output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the search_deals output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SearchDealsOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("search_deals output")
 }
 
-// DecodeSearchDealsOutput decodes the search_deals output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeSearchDealsOutput decodes the search_deals output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeSearchDealsOutput(data []byte) (v SearchDealsOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "search_deals output")
 	return v, err
 }
 
-// SearchDealsOutputDealsItem is the schema at /properties/deals/items of the "search_deals" tool's output schema.
+// SearchDealsOutputDealsItem is the schema at /properties/deals/items of the
+// "search_deals" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SearchDealsOutputDealsItem struct {
@@ -1209,13 +1216,14 @@ type SearchDealsOutputDealsItem struct {
 
 	Currency string `json:"currency"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SearchDealsOutputDealsItem) MarshalJSON() ([]byte, error) {
 	return codecSearchDealsOutputDealsItem.Encode(&v)
 }
@@ -1227,7 +1235,8 @@ func (v *SearchDealsOutputDealsItem) UnmarshalJSON(data []byte) error {
 	return codecSearchDealsOutputDealsItem.Decode(data, v)
 }
 
-// codecSearchDealsOutputDealsItem is SearchDealsOutputDealsItem's table for MarshalJSON and UnmarshalJSON.
+// codecSearchDealsOutputDealsItem is SearchDealsOutputDealsItem's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSearchDealsOutputDealsItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "title", Required: true},
@@ -1241,43 +1250,27 @@ func (v *SearchDealsOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations
 	v.Stage.validate(ptr+"/stage", vs)
 }
 
-// SearchDealsOutputDealsItemStage is the schema at /properties/deals/items/properties/stage of the "search_deals" tool's output schema.
-type SearchDealsOutputDealsItemStage string
+// SearchDealsOutputDealsItemStage is the schema at
+// /properties/deals/items/properties/stage of the "search_deals" tool's output
+// schema: the same type as GetDealOutputStage, which declares it.
+type SearchDealsOutputDealsItemStage = GetDealOutputStage
 
 // Values of SearchDealsOutputDealsItemStage.
 const (
-	SearchDealsOutputDealsItemStageLead        SearchDealsOutputDealsItemStage = "lead"
-	SearchDealsOutputDealsItemStageQualified   SearchDealsOutputDealsItemStage = "qualified"
-	SearchDealsOutputDealsItemStageProposal    SearchDealsOutputDealsItemStage = "proposal"
-	SearchDealsOutputDealsItemStageNegotiation SearchDealsOutputDealsItemStage = "negotiation"
-	SearchDealsOutputDealsItemStageWon         SearchDealsOutputDealsItemStage = "won"
-	SearchDealsOutputDealsItemStageLost        SearchDealsOutputDealsItemStage = "lost"
+	SearchDealsOutputDealsItemStageLead        = GetDealOutputStageLead
+	SearchDealsOutputDealsItemStageQualified   = GetDealOutputStageQualified
+	SearchDealsOutputDealsItemStageProposal    = GetDealOutputStageProposal
+	SearchDealsOutputDealsItemStageNegotiation = GetDealOutputStageNegotiation
+	SearchDealsOutputDealsItemStageWon         = GetDealOutputStageWon
+	SearchDealsOutputDealsItemStageLost        = GetDealOutputStageLost
 )
-
-// Valid reports whether e is one of the values the schema lists. A newer
-// release of the server may send others: decoding keeps them, reports each
-// once through mcpruntime.SetUnknownHook, and Valid is false for them.
-func (e SearchDealsOutputDealsItemStage) Valid() bool {
-	switch e {
-	case SearchDealsOutputDealsItemStageLead, SearchDealsOutputDealsItemStageQualified, SearchDealsOutputDealsItemStageProposal, SearchDealsOutputDealsItemStageNegotiation, SearchDealsOutputDealsItemStageWon, SearchDealsOutputDealsItemStageLost:
-		return true
-	}
-	return false
-}
-
-func (e SearchDealsOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		mcpimpl.UnknownEnum("SearchDealsOutputDealsItemStage", e)
-	}
-}
 
 // SendEmailInput is the input (arguments) of the "send_email" tool.
 //
 // The tool's description:
 //
-//	Send email
-//
-//	Email a contact on behalf of the caller.
+// Send email
+// Email a contact on behalf of the caller.
 //
 // Decoding rejects members the schema does not declare.
 type SendEmailInput struct {
@@ -1300,7 +1293,8 @@ func (v *SendEmailInput) UnmarshalJSON(data []byte) error {
 	return codecSendEmailInput.Decode(data, v)
 }
 
-// codecSendEmailInput is SendEmailInput's table for MarshalJSON and UnmarshalJSON.
+// codecSendEmailInput is SendEmailInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSendEmailInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "contact_id", Required: true},
 	{Name: "subject", Required: true},
@@ -1322,8 +1316,8 @@ func (v *SendEmailInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the send_email input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the send_email input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *SendEmailInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -1331,9 +1325,9 @@ func (v *SendEmailInput) Validate() error {
 }
 
 // DecodeSendEmailInput decodes the send_email input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeSendEmailInput(data []byte) (v SendEmailInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "send_email input")
 	return v, err
@@ -1341,8 +1335,8 @@ func DecodeSendEmailInput(data []byte) (v SendEmailInput, err error) {
 
 // SendEmailOutput is the output (structured content) of the "send_email" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type SendEmailOutput struct {
@@ -1353,13 +1347,14 @@ type SendEmailOutput struct {
 
 	Status string `json:"status"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v SendEmailOutput) MarshalJSON() ([]byte, error) {
 	return codecSendEmailOutput.Encode(&v)
 }
@@ -1371,7 +1366,8 @@ func (v *SendEmailOutput) UnmarshalJSON(data []byte) error {
 	return codecSendEmailOutput.Decode(data, v)
 }
 
-// codecSendEmailOutput is SendEmailOutput's table for MarshalJSON and UnmarshalJSON.
+// codecSendEmailOutput is SendEmailOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecSendEmailOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "message_id", Required: true},
 	{Name: "to", Required: true},
@@ -1384,18 +1380,18 @@ func (v *SendEmailOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the send_email output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the send_email output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SendEmailOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("send_email output")
 }
 
-// DecodeSendEmailOutput decodes the send_email output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSendEmailOutput decodes the send_email output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeSendEmailOutput(data []byte) (v SendEmailOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "send_email output")
 	return v, err
@@ -1405,9 +1401,9 @@ func DecodeSendEmailOutput(data []byte) (v SendEmailOutput, err error) {
 //
 // The tool's description:
 //
-//	Update deal
-//
-//	Change a deal's stage or amount, or add a note. Only the deal's owner or a manager may change it.
+// Update deal
+// Change a deal's stage or amount, or add a note. Only the deal's owner or a
+// manager may change it.
 //
 // Decoding rejects members the schema does not declare.
 type UpdateDealInput struct {
@@ -1433,7 +1429,8 @@ func (v *UpdateDealInput) UnmarshalJSON(data []byte) error {
 	return codecUpdateDealInput.Decode(data, v)
 }
 
-// codecUpdateDealInput is UpdateDealInput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateDealInput is UpdateDealInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecUpdateDealInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "deal_id", Required: true},
 	{Name: "stage", Presence: mcpimpl.OmitNil},
@@ -1460,55 +1457,43 @@ func (v *UpdateDealInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the update_deal input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_deal input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateDealInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_deal input")
 }
 
-// DecodeUpdateDealInput decodes the update_deal input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateDealInput decodes the update_deal input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateDealInput(data []byte) (v UpdateDealInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_deal input")
 	return v, err
 }
 
-// UpdateDealInputStage is the schema at /properties/stage of the "update_deal" tool's input schema.
-type UpdateDealInputStage string
+// UpdateDealInputStage is the schema at /properties/stage of the "update_deal"
+// tool's input schema: the same type as SearchDealsInputStage, which declares
+// it.
+type UpdateDealInputStage = SearchDealsInputStage
 
 // Values of UpdateDealInputStage.
 const (
-	UpdateDealInputStageLead        UpdateDealInputStage = "lead"
-	UpdateDealInputStageQualified   UpdateDealInputStage = "qualified"
-	UpdateDealInputStageProposal    UpdateDealInputStage = "proposal"
-	UpdateDealInputStageNegotiation UpdateDealInputStage = "negotiation"
-	UpdateDealInputStageWon         UpdateDealInputStage = "won"
-	UpdateDealInputStageLost        UpdateDealInputStage = "lost"
+	UpdateDealInputStageLead        = SearchDealsInputStageLead
+	UpdateDealInputStageQualified   = SearchDealsInputStageQualified
+	UpdateDealInputStageProposal    = SearchDealsInputStageProposal
+	UpdateDealInputStageNegotiation = SearchDealsInputStageNegotiation
+	UpdateDealInputStageWon         = SearchDealsInputStageWon
+	UpdateDealInputStageLost        = SearchDealsInputStageLost
 )
 
-// Valid reports whether e is one of the values the schema allows.
-func (e UpdateDealInputStage) Valid() bool {
-	switch e {
-	case UpdateDealInputStageLead, UpdateDealInputStageQualified, UpdateDealInputStageProposal, UpdateDealInputStageNegotiation, UpdateDealInputStageWon, UpdateDealInputStageLost:
-		return true
-	}
-	return false
-}
-
-func (e UpdateDealInputStage) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		vs.Add(ptr, "must be one of \"lead\", \"qualified\", \"proposal\", \"negotiation\", \"won\", \"lost\"")
-	}
-}
-
-// UpdateDealOutput is the output (structured content) of the "update_deal" tool.
+// UpdateDealOutput is the output (structured content) of the "update_deal"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type UpdateDealOutput struct {
@@ -1529,13 +1514,14 @@ type UpdateDealOutput struct {
 
 	Notes []string `json:"notes"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v UpdateDealOutput) MarshalJSON() ([]byte, error) {
 	return codecUpdateDealOutput.Encode(&v)
 }
@@ -1547,7 +1533,8 @@ func (v *UpdateDealOutput) UnmarshalJSON(data []byte) error {
 	return codecUpdateDealOutput.Decode(data, v)
 }
 
-// codecUpdateDealOutput is UpdateDealOutput's table for MarshalJSON and UnmarshalJSON.
+// codecUpdateDealOutput is UpdateDealOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecUpdateDealOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "title", Required: true},
@@ -1567,81 +1554,51 @@ func (v *UpdateDealOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Currency.validate(ptr+"/currency", vs)
 }
 
-// Validate reports every violation of the update_deal output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the update_deal output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *UpdateDealOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("update_deal output")
 }
 
-// DecodeUpdateDealOutput decodes the update_deal output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeUpdateDealOutput decodes the update_deal output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeUpdateDealOutput(data []byte) (v UpdateDealOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "update_deal output")
 	return v, err
 }
 
-// UpdateDealOutputStage is the schema at /properties/stage of the "update_deal" tool's output schema.
-type UpdateDealOutputStage string
+// UpdateDealOutputStage is the schema at /properties/stage of the "update_deal"
+// tool's output schema: the same type as GetDealOutputStage, which declares it.
+type UpdateDealOutputStage = GetDealOutputStage
 
 // Values of UpdateDealOutputStage.
 const (
-	UpdateDealOutputStageLead        UpdateDealOutputStage = "lead"
-	UpdateDealOutputStageQualified   UpdateDealOutputStage = "qualified"
-	UpdateDealOutputStageProposal    UpdateDealOutputStage = "proposal"
-	UpdateDealOutputStageNegotiation UpdateDealOutputStage = "negotiation"
-	UpdateDealOutputStageWon         UpdateDealOutputStage = "won"
-	UpdateDealOutputStageLost        UpdateDealOutputStage = "lost"
+	UpdateDealOutputStageLead        = GetDealOutputStageLead
+	UpdateDealOutputStageQualified   = GetDealOutputStageQualified
+	UpdateDealOutputStageProposal    = GetDealOutputStageProposal
+	UpdateDealOutputStageNegotiation = GetDealOutputStageNegotiation
+	UpdateDealOutputStageWon         = GetDealOutputStageWon
+	UpdateDealOutputStageLost        = GetDealOutputStageLost
 )
 
-// Valid reports whether e is one of the values the schema lists. A newer
-// release of the server may send others: decoding keeps them, reports each
-// once through mcpruntime.SetUnknownHook, and Valid is false for them.
-func (e UpdateDealOutputStage) Valid() bool {
-	switch e {
-	case UpdateDealOutputStageLead, UpdateDealOutputStageQualified, UpdateDealOutputStageProposal, UpdateDealOutputStageNegotiation, UpdateDealOutputStageWon, UpdateDealOutputStageLost:
-		return true
-	}
-	return false
-}
-
-func (e UpdateDealOutputStage) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		mcpimpl.UnknownEnum("UpdateDealOutputStage", e)
-	}
-}
-
-// UpdateDealOutputCurrency is the schema at /properties/currency of the "update_deal" tool's output schema.
-type UpdateDealOutputCurrency string
+// UpdateDealOutputCurrency is the schema at /properties/currency of the
+// "update_deal" tool's output schema: the same type as GetDealOutputCurrency,
+// which declares it.
+type UpdateDealOutputCurrency = GetDealOutputCurrency
 
 // Values of UpdateDealOutputCurrency.
 const (
-	UpdateDealOutputCurrencyEur UpdateDealOutputCurrency = "EUR"
-	UpdateDealOutputCurrencyGbp UpdateDealOutputCurrency = "GBP"
-	UpdateDealOutputCurrencyUsd UpdateDealOutputCurrency = "USD"
+	UpdateDealOutputCurrencyEur = GetDealOutputCurrencyEur
+	UpdateDealOutputCurrencyGbp = GetDealOutputCurrencyGbp
+	UpdateDealOutputCurrencyUsd = GetDealOutputCurrencyUsd
 )
 
-// Valid reports whether e is one of the values the schema lists. A newer
-// release of the server may send others: decoding keeps them, reports each
-// once through mcpruntime.SetUnknownHook, and Valid is false for them.
-func (e UpdateDealOutputCurrency) Valid() bool {
-	switch e {
-	case UpdateDealOutputCurrencyEur, UpdateDealOutputCurrencyGbp, UpdateDealOutputCurrencyUsd:
-		return true
-	}
-	return false
-}
-
-func (e UpdateDealOutputCurrency) validate(ptr string, vs *mcpimpl.Violations) {
-	if !e.Valid() {
-		mcpimpl.UnknownEnum("UpdateDealOutputCurrency", e)
-	}
-}
-
-// DealSummaryContent is the content of the resource crm://deals/{deal_id}/summary, as the config binds it.
+// DealSummaryContent is the content of the resource
+// crm://deals/{deal_id}/summary, as the config binds it.
 type DealSummaryContent struct {
 	// Deal id, e.g. D-2001.
 	ID string `json:"id"`
@@ -1654,12 +1611,13 @@ type DealSummaryContent struct {
 
 	Currency string `json:"currency"`
 
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
+	// AdditionalProperties keeps the members the schema does not declare, so
+	// that nothing is lost in a round trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v DealSummaryContent) MarshalJSON() ([]byte, error) {
 	return codecDealSummaryContent.Encode(&v)
 }
@@ -1670,7 +1628,8 @@ func (v *DealSummaryContent) UnmarshalJSON(data []byte) error {
 	return codecDealSummaryContent.Decode(data, v)
 }
 
-// codecDealSummaryContent is DealSummaryContent's table for MarshalJSON and UnmarshalJSON.
+// codecDealSummaryContent is DealSummaryContent's table for MarshalJSON and
+// UnmarshalJSON.
 var codecDealSummaryContent = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "title", Required: true},
@@ -1681,18 +1640,19 @@ var codecDealSummaryContent = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpi
 
 func (v *DealSummaryContent) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the crm://deals/{deal_id}/summary content schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the crm://deals/{deal_id}/summary content
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *DealSummaryContent) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("crm://deals/{deal_id}/summary content")
 }
 
-// DecodeDealSummaryContent decodes the crm://deals/{deal_id}/summary content strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeDealSummaryContent decodes the crm://deals/{deal_id}/summary content
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeDealSummaryContent(data []byte) (v DealSummaryContent, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "crm://deals/{deal_id}/summary content")
 	return v, err
@@ -1710,9 +1670,8 @@ var PipelineChartResource = &mcpruntime.ResourceDescriptor{
 
 // ReadPipelineChart reads the "pipeline-chart" resource
 // (crm://charts/pipeline.png).
-// The server declares mime type image/png; the result keeps every contents
-// item as text or blob with its own mime type (see ResourceResult.Text and
-// Blob).
+// The server declares mime type image/png; the result keeps every contents item
+// as text or blob with its own mime type (see ResourceResult.Text and Blob).
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
 // The pipeline chart as a PNG.
@@ -1738,8 +1697,8 @@ var PipelineResource = &mcpruntime.ResourceDescriptor{
 
 // ReadPipeline reads the "pipeline" resource (crm://pipeline).
 // The server declares mime type application/json; the result keeps every
-// contents item as text or blob with its own mime type (see
-// ResourceResult.Text and Blob).
+// contents item as text or blob with its own mime type (see ResourceResult.Text
+// and Blob).
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
 // Deal count and value per stage.
@@ -1779,9 +1738,9 @@ func ReadDealContract(ctx context.Context, c mcpruntime.Caller, dealID string, o
 }
 
 // ReadDealContract reads the "deal-contract" resource template as the
-// package-level ReadDealContract does, through the Client's Caller and with
-// the Client's options before opts, so an identity given to NewClient reaches
-// the read.
+// package-level ReadDealContract does, through the Client's Caller and with the
+// Client's options before opts, so an identity given to NewClient reaches the
+// read.
 func (c *Client) ReadDealContract(ctx context.Context, dealID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return ReadDealContract(ctx, c.caller, dealID, c.readOptions(opts)...)
 }
@@ -1928,10 +1887,9 @@ var PipelineChartReaderDescriptor = mcpruntime.Descriptor{
 // (crm://charts/pipeline.png) as a tool for a language model. It takes no
 // arguments; the result is the content as text, a blob as a one-line
 // description with its size and type (an image as an image). The read takes
-// ReadPipelineChart's path: the size limit, identity and the taint record,
-// with opts; a gate among them
-// (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
-// approval.
+// ReadPipelineChart's path: the size limit, identity and the taint record, with
+// opts; a gate among them (mcpruntime.WithToolOptions(mcpruntime.WithGate(g)))
+// holds calls for approval.
 func NewPipelineChartReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&PipelineChartReaderDescriptor, PipelineChartResource, c, opts...)
 }
@@ -1957,16 +1915,16 @@ var DealContractReaderDescriptor = mcpruntime.Descriptor{
 // (mcpimpl.CheckTemplateValues: nothing a server decoding them would read as
 // another path) and percent-encoded as ReadDealContract does them; the result
 // is the content as text, a blob as a one-line description with its size and
-// type (an image as an image). The read takes ReadDealContract's path: the
-// size limit, identity and the taint record, with opts; a gate among them
+// type (an image as an image). The read takes ReadDealContract's path: the size
+// limit, identity and the taint record, with opts; a gate among them
 // (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
 // approval.
 func NewDealContractReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&DealContractReaderDescriptor, DealContractResource, c, opts...)
 }
 
-// DealSummaryReaderDescriptor describes the "deal-summary" resource template
-// as a tool a language model can call, "deal_summary".
+// DealSummaryReaderDescriptor describes the "deal-summary" resource template as
+// a tool a language model can call, "deal_summary".
 var DealSummaryReaderDescriptor = mcpruntime.Descriptor{
 	Annotations: mcpruntime.Annotations{
 		Idempotent: true,
@@ -1982,8 +1940,8 @@ var DealSummaryReaderDescriptor = mcpruntime.Descriptor{
 }
 
 // NewDealSummaryReader returns the "deal-summary" resource template
-// (crm://deals/{deal_id}/summary) as a tool for a language model. Its
-// arguments are the template's variables, checked as untrusted values
+// (crm://deals/{deal_id}/summary) as a tool for a language model. Its arguments
+// are the template's variables, checked as untrusted values
 // (mcpimpl.CheckTemplateValues: nothing a server decoding them would read as
 // another path) and percent-encoded as ReadDealSummary does them; the content
 // is decoded and validated as DealSummaryContent, and given to the model as

@@ -74,11 +74,13 @@ func TestNewerServerRelease(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
+	// SearchDealsOutputDealsItemStage is an alias of GetDealOutputStage
+	// (one shape, one Go type): its unknown value is heard once, by the
+	// type's name.
 	want := []mcpruntime.Unknown{
 		{Type: "GetDealOutput", Member: "probability"},
 		{Type: "GetDealOutputStage", Value: `"on_hold"`},
 		{Type: "SearchDealsOutputDealsItem", Member: "probability"},
-		{Type: "SearchDealsOutputDealsItemStage", Value: `"on_hold"`},
 		{Type: "UpdateDealOutput", Member: "probability"},
 	}
 	got := slices.Clone(heard)

@@ -87,11 +87,11 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 	}
 }
 
-// Client calls the everything server's tools with typed inputs and outputs,
-// and reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// Client calls the everything server's tools with typed inputs and outputs, and
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller                          mcpruntime.Caller
 	opts                            []mcpruntime.Option
@@ -142,17 +142,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-roots-list", "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-elicitation-request", "trigger-long-running-operation", "trigger-sampling-request", "trigger-url-elicitation")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -237,9 +237,9 @@ var EchoDescriptor = mcpruntime.Descriptor{
 }
 
 // NewEcho returns the "echo" tool over c. Call takes EchoInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewEcho(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[EchoInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[EchoInput, mcpruntime.NoOutput](&EchoDescriptor, c, opts...)
 }
@@ -322,8 +322,8 @@ func NewGetResourceLinks(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcprun
 	return mcpruntime.NewTool[GetResourceLinksInput, mcpruntime.NoOutput](&GetResourceLinksDescriptor, c, opts...)
 }
 
-// GetResourceReferenceDescriptor describes the "get-resource-reference" tool
-// as snapshotted in mcp/everything.json.
+// GetResourceReferenceDescriptor describes the "get-resource-reference" tool as
+// snapshotted in mcp/everything.json.
 var GetResourceReferenceDescriptor = mcpruntime.Descriptor{
 	Name:        "get-resource-reference",
 	GoName:      "GetResourceReference",
@@ -368,14 +368,14 @@ var GetRootsListDescriptor = mcpruntime.Descriptor{
 
 // NewGetRootsList returns the "get-roots-list" tool over c. Call takes
 // GetRootsListInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewGetRootsList(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetRootsListInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetRootsListInput, mcpruntime.NoOutput](&GetRootsListDescriptor, c, opts...)
 }
 
-// GetStructuredContentDescriptor describes the "get-structured-content" tool
-// as snapshotted in mcp/everything.json.
+// GetStructuredContentDescriptor describes the "get-structured-content" tool as
+// snapshotted in mcp/everything.json.
 var GetStructuredContentDescriptor = mcpruntime.Descriptor{
 	Name:        "get-structured-content",
 	GoName:      "GetStructuredContent",
@@ -395,9 +395,9 @@ var GetStructuredContentDescriptor = mcpruntime.Descriptor{
 
 // NewGetStructuredContent returns the "get-structured-content" tool over c.
 // Call takes GetStructuredContentInput and returns the
-// GetStructuredContentOutput with everything else the server sent; Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// GetStructuredContentOutput with everything else the server sent; Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewGetStructuredContent(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetStructuredContentInput, GetStructuredContentOutput] {
 	return mcpruntime.NewTool[GetStructuredContentInput, GetStructuredContentOutput](&GetStructuredContentDescriptor, c, opts...)
 }
@@ -448,8 +448,8 @@ var GetTinyImageDescriptor = mcpruntime.Descriptor{
 
 // NewGetTinyImage returns the "get-tiny-image" tool over c. Call takes
 // GetTinyImageInput and returns everything the server sent (the tool declares
-// no output schema); Invoke takes a language model's JSON arguments and
-// returns text for it. It never touches the network.
+// no output schema); Invoke takes a language model's JSON arguments and returns
+// text for it. It never touches the network.
 func NewGetTinyImage(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[GetTinyImageInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[GetTinyImageInput, mcpruntime.NoOutput](&GetTinyImageDescriptor, c, opts...)
 }
@@ -524,10 +524,10 @@ var ToggleSimulatedLoggingDescriptor = mcpruntime.Descriptor{
 	Server:      "everything/mcp-servers/everything",
 }
 
-// NewToggleSimulatedLogging returns the "toggle-simulated-logging" tool over
-// c. Call takes ToggleSimulatedLoggingInput and returns everything the server
-// sent (the tool declares no output schema); Invoke takes a language model's
-// JSON arguments and returns text for it. It never touches the network.
+// NewToggleSimulatedLogging returns the "toggle-simulated-logging" tool over c.
+// Call takes ToggleSimulatedLoggingInput and returns everything the server sent
+// (the tool declares no output schema); Invoke takes a language model's JSON
+// arguments and returns text for it. It never touches the network.
 func NewToggleSimulatedLogging(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[ToggleSimulatedLoggingInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[ToggleSimulatedLoggingInput, mcpruntime.NoOutput](&ToggleSimulatedLoggingDescriptor, c, opts...)
 }
@@ -579,8 +579,7 @@ var TriggerElicitationRequestDescriptor = mcpruntime.Descriptor{
 // NewTriggerElicitationRequest returns the "trigger-elicitation-request" tool
 // over c. Call takes TriggerElicitationRequestInput and returns everything the
 // server sent (the tool declares no output schema); Invoke takes a language
-// model's JSON arguments and returns text for it. It never touches the
-// network.
+// model's JSON arguments and returns text for it. It never touches the network.
 func NewTriggerElicitationRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerElicitationRequestInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[TriggerElicitationRequestInput, mcpruntime.NoOutput](&TriggerElicitationRequestDescriptor, c, opts...)
 }
@@ -605,9 +604,9 @@ var TriggerLongRunningOperationDescriptor = mcpruntime.Descriptor{
 
 // NewTriggerLongRunningOperation returns the "trigger-long-running-operation"
 // tool over c. Call takes TriggerLongRunningOperationInput and returns
-// everything the server sent (the tool declares no output schema); Invoke
-// takes a language model's JSON arguments and returns text for it. It never
-// touches the network.
+// everything the server sent (the tool declares no output schema); Invoke takes
+// a language model's JSON arguments and returns text for it. It never touches
+// the network.
 func NewTriggerLongRunningOperation(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerLongRunningOperationInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[TriggerLongRunningOperationInput, mcpruntime.NoOutput](&TriggerLongRunningOperationDescriptor, c, opts...)
 }
@@ -630,10 +629,10 @@ var TriggerSamplingRequestDescriptor = mcpruntime.Descriptor{
 	Server:      "everything/mcp-servers/everything",
 }
 
-// NewTriggerSamplingRequest returns the "trigger-sampling-request" tool over
-// c. Call takes TriggerSamplingRequestInput and returns everything the server
-// sent (the tool declares no output schema); Invoke takes a language model's
-// JSON arguments and returns text for it. It never touches the network.
+// NewTriggerSamplingRequest returns the "trigger-sampling-request" tool over c.
+// Call takes TriggerSamplingRequestInput and returns everything the server sent
+// (the tool declares no output schema); Invoke takes a language model's JSON
+// arguments and returns text for it. It never touches the network.
 func NewTriggerSamplingRequest(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpruntime.Tool[TriggerSamplingRequestInput, mcpruntime.NoOutput] {
 	return mcpruntime.NewTool[TriggerSamplingRequestInput, mcpruntime.NoOutput](&TriggerSamplingRequestDescriptor, c, opts...)
 }
@@ -670,9 +669,9 @@ func (c *Client) Echo(ctx context.Context, in EchoInput) (*mcpruntime.TypedResul
 }
 
 // ResumeEcho makes the "echo" call that a gate held, once approved: id is the
-// approval's ID (from the *mcpruntime.ApprovalRequiredError the call
-// returned), and the call runs exactly once however often it is resumed. It
-// must run as the principal that made the call.
+// approval's ID (from the *mcpruntime.ApprovalRequiredError the call returned),
+// and the call runs exactly once however often it is resumed. It must run as
+// the principal that made the call.
 func (c *Client) ResumeEcho(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolEcho.Resume(ctx, id)
 }
@@ -720,8 +719,8 @@ func (c *Client) ResumeGetEnv(ctx context.Context, id string) (*mcpruntime.Typed
 }
 
 // GetEnvLinks returns the resource links in res, the result of GetEnv for in,
-// for ReadLink: each remembers the call, so an expired link can be refreshed
-// by making it again.
+// for ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetEnvLinks(in GetEnvInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetEnv, in, res)
 }
@@ -742,8 +741,8 @@ func (c *Client) ResumeGetResourceLinks(ctx context.Context, id string) (*mcprun
 }
 
 // GetResourceLinksLinks returns the resource links in res, the result of
-// GetResourceLinks for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// GetResourceLinks for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) GetResourceLinksLinks(in GetResourceLinksInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetResourceLinks, in, res)
 }
@@ -776,10 +775,9 @@ func (c *Client) GetRootsList(ctx context.Context, in GetRootsListInput) (*mcpru
 }
 
 // ResumeGetRootsList makes the "get-roots-list" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetRootsList(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetRootsList.Resume(ctx, id)
 }
@@ -827,8 +825,8 @@ func (c *Client) ResumeGetSum(ctx context.Context, id string) (*mcpruntime.Typed
 }
 
 // GetSumLinks returns the resource links in res, the result of GetSum for in,
-// for ReadLink: each remembers the call, so an expired link can be refreshed
-// by making it again.
+// for ReadLink: each remembers the call, so an expired link can be refreshed by
+// making it again.
 func (c *Client) GetSumLinks(in GetSumInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetSum, in, res)
 }
@@ -839,10 +837,9 @@ func (c *Client) GetTinyImage(ctx context.Context, in GetTinyImageInput) (*mcpru
 }
 
 // ResumeGetTinyImage makes the "get-tiny-image" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeGetTinyImage(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
 	return c.toolGetTinyImage.Resume(ctx, id)
 }
@@ -904,8 +901,8 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context, in ToggleSimulatedL
 	return c.toolToggleSimulatedLogging.Call(ctx, in)
 }
 
-// ResumeToggleSimulatedLogging makes the "toggle-simulated-logging" call that
-// a gate held, once approved: id is the approval's ID (from the
+// ResumeToggleSimulatedLogging makes the "toggle-simulated-logging" call that a
+// gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -926,8 +923,8 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context, in ToggleSubscribe
 	return c.toolToggleSubscriberUpdates.Call(ctx, in)
 }
 
-// ResumeToggleSubscriberUpdates makes the "toggle-subscriber-updates" call
-// that a gate held, once approved: id is the approval's ID (from the
+// ResumeToggleSubscriberUpdates makes the "toggle-subscriber-updates" call that
+// a gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -935,9 +932,9 @@ func (c *Client) ResumeToggleSubscriberUpdates(ctx context.Context, id string) (
 	return c.toolToggleSubscriberUpdates.Resume(ctx, id)
 }
 
-// ToggleSubscriberUpdatesLinks returns the resource links in res, the result
-// of ToggleSubscriberUpdates for in, for ReadLink: each remembers the call, so
-// an expired link can be refreshed by making it again.
+// ToggleSubscriberUpdatesLinks returns the resource links in res, the result of
+// ToggleSubscriberUpdates for in, for ReadLink: each remembers the call, so an
+// expired link can be refreshed by making it again.
 func (c *Client) ToggleSubscriberUpdatesLinks(in ToggleSubscriberUpdatesInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolToggleSubscriberUpdates, in, res)
 }
@@ -992,8 +989,8 @@ func (c *Client) TriggerSamplingRequest(ctx context.Context, in TriggerSamplingR
 	return c.toolTriggerSamplingRequest.Call(ctx, in)
 }
 
-// ResumeTriggerSamplingRequest makes the "trigger-sampling-request" call that
-// a gate held, once approved: id is the approval's ID (from the
+// ResumeTriggerSamplingRequest makes the "trigger-sampling-request" call that a
+// gate held, once approved: id is the approval's ID (from the
 // *mcpruntime.ApprovalRequiredError the call returned), and the call runs
 // exactly once however often it is resumed. It must run as the principal that
 // made the call.
@@ -1034,12 +1031,10 @@ func (c *Client) TriggerURLElicitationLinks(in TriggerURLElicitationInput, res *
 //
 // The tool's description:
 //
-//	Echo Tool
-//
-//	Echoes back the input string
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Echo Tool
+// Echoes back the input string
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type EchoInput struct {
 	// Message to echo
 	Message string `json:"message"`
@@ -1071,25 +1066,25 @@ func (v *EchoInput) Validate() error {
 	return vs.Err("echo input")
 }
 
-// DecodeEchoInput decodes the echo input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeEchoInput decodes the echo input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeEchoInput(data []byte) (v EchoInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "echo input")
 	return v, err
 }
 
-// GetAnnotatedMessageInput is the input (arguments) of the "get-annotated-message" tool.
+// GetAnnotatedMessageInput is the input (arguments) of the
+// "get-annotated-message" tool.
 //
 // The tool's description:
 //
-//	Get Annotated Message Tool
+// Get Annotated Message Tool
+// Demonstrates how annotations can be used to provide metadata about content.
 //
-//	Demonstrates how annotations can be used to provide metadata about content.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetAnnotatedMessageInput struct {
 	// Type of message to demonstrate different annotation patterns
 	MessageType GetAnnotatedMessageInputMessageType `json:"messageType"`
@@ -1110,7 +1105,8 @@ func (v *GetAnnotatedMessageInput) UnmarshalJSON(data []byte) error {
 	return codecGetAnnotatedMessageInput.Decode(data, v)
 }
 
-// codecGetAnnotatedMessageInput is GetAnnotatedMessageInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetAnnotatedMessageInput is GetAnnotatedMessageInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetAnnotatedMessageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "messageType", Required: true},
 	{Name: "includeImage", Presence: mcpimpl.OmitNil},
@@ -1120,24 +1116,26 @@ func (v *GetAnnotatedMessageInput) validate(ptr string, vs *mcpimpl.Violations) 
 	v.MessageType.validate(ptr+"/messageType", vs)
 }
 
-// Validate reports every violation of the get-annotated-message input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-annotated-message input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetAnnotatedMessageInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-annotated-message input")
 }
 
-// DecodeGetAnnotatedMessageInput decodes the get-annotated-message input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetAnnotatedMessageInput decodes the get-annotated-message input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetAnnotatedMessageInput(data []byte) (v GetAnnotatedMessageInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-annotated-message input")
 	return v, err
 }
 
-// GetAnnotatedMessageInputMessageType is the schema at /properties/messageType of the "get-annotated-message" tool's input schema.
+// GetAnnotatedMessageInputMessageType is the schema at /properties/messageType
+// of the "get-annotated-message" tool's input schema.
 //
 // Type of message to demonstrate different annotation patterns
 type GetAnnotatedMessageInputMessageType string
@@ -1168,12 +1166,11 @@ func (e GetAnnotatedMessageInputMessageType) validate(ptr string, vs *mcpimpl.Vi
 //
 // The tool's description:
 //
-//	Print Environment Tool
-//
-//	Returns all environment variables, helpful for debugging MCP server configuration
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Print Environment Tool
+// Returns all environment variables, helpful for debugging MCP server
+// configuration
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetEnvInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1192,33 +1189,32 @@ var codecGetEnvInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetEnvInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get-env input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-env input schema's constraints as
+// a *mcpruntime.ValidationError, or returns nil.
 func (v *GetEnvInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-env input")
 }
 
-// DecodeGetEnvInput decodes the get-env input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetEnvInput decodes the get-env input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetEnvInput(data []byte) (v GetEnvInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-env input")
 	return v, err
 }
 
-// GetResourceLinksInput is the input (arguments) of the "get-resource-links" tool.
+// GetResourceLinksInput is the input (arguments) of the "get-resource-links"
+// tool.
 //
 // The tool's description:
 //
-//	Get Resource Links Tool
-//
-//	Returns up to ten resource links that reference different types of resources
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get Resource Links Tool
+// Returns up to ten resource links that reference different types of resources
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetResourceLinksInput struct {
 	// Number of resource links to return (1-10)
 	// Default: 3 (applied by the server, not by this type).
@@ -1236,7 +1232,8 @@ func (v *GetResourceLinksInput) UnmarshalJSON(data []byte) error {
 	return codecGetResourceLinksInput.Decode(data, v)
 }
 
-// codecGetResourceLinksInput is GetResourceLinksInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetResourceLinksInput is GetResourceLinksInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecGetResourceLinksInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "count", Presence: mcpimpl.OmitNil},
 }}
@@ -1252,33 +1249,32 @@ func (v *GetResourceLinksInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get-resource-links input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-resource-links input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetResourceLinksInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-resource-links input")
 }
 
-// DecodeGetResourceLinksInput decodes the get-resource-links input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetResourceLinksInput decodes the get-resource-links input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetResourceLinksInput(data []byte) (v GetResourceLinksInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-resource-links input")
 	return v, err
 }
 
-// GetResourceReferenceInput is the input (arguments) of the "get-resource-reference" tool.
+// GetResourceReferenceInput is the input (arguments) of the
+// "get-resource-reference" tool.
 //
 // The tool's description:
 //
-//	Get Resource Reference Tool
-//
-//	Returns a resource reference that can be used by MCP clients
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get Resource Reference Tool
+// Returns a resource reference that can be used by MCP clients
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetResourceReferenceInput struct {
 	// Default: "Text" (applied by the server, not by this type).
 	ResourceType *GetResourceReferenceInputResourceType `json:"resourceType,omitempty"`
@@ -1299,7 +1295,8 @@ func (v *GetResourceReferenceInput) UnmarshalJSON(data []byte) error {
 	return codecGetResourceReferenceInput.Decode(data, v)
 }
 
-// codecGetResourceReferenceInput is GetResourceReferenceInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetResourceReferenceInput is GetResourceReferenceInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetResourceReferenceInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "resourceType", Presence: mcpimpl.OmitNil},
 	{Name: "resourceId", Presence: mcpimpl.OmitNil},
@@ -1311,24 +1308,26 @@ func (v *GetResourceReferenceInput) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// Validate reports every violation of the get-resource-reference input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-resource-reference input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetResourceReferenceInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-resource-reference input")
 }
 
-// DecodeGetResourceReferenceInput decodes the get-resource-reference input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetResourceReferenceInput decodes the get-resource-reference input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetResourceReferenceInput(data []byte) (v GetResourceReferenceInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-resource-reference input")
 	return v, err
 }
 
-// GetResourceReferenceInputResourceType is the schema at /properties/resourceType of the "get-resource-reference" tool's input schema.
+// GetResourceReferenceInputResourceType is the schema at
+// /properties/resourceType of the "get-resource-reference" tool's input schema.
 type GetResourceReferenceInputResourceType string
 
 // Values of GetResourceReferenceInputResourceType.
@@ -1356,12 +1355,12 @@ func (e GetResourceReferenceInputResourceType) validate(ptr string, vs *mcpimpl.
 //
 // The tool's description:
 //
-//	Get Roots List Tool
+// Get Roots List Tool
+// Lists the current MCP roots provided by the client. Demonstrates the roots
+// protocol capability even though this server doesn't access files.
 //
-//	Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetRootsListInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1375,38 +1374,39 @@ func (v *GetRootsListInput) UnmarshalJSON(data []byte) error {
 	return codecGetRootsListInput.Decode(data, v)
 }
 
-// codecGetRootsListInput is GetRootsListInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetRootsListInput is GetRootsListInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetRootsListInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetRootsListInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get-roots-list input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-roots-list input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetRootsListInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-roots-list input")
 }
 
-// DecodeGetRootsListInput decodes the get-roots-list input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetRootsListInput decodes the get-roots-list input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetRootsListInput(data []byte) (v GetRootsListInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-roots-list input")
 	return v, err
 }
 
-// GetStructuredContentInput is the input (arguments) of the "get-structured-content" tool.
+// GetStructuredContentInput is the input (arguments) of the
+// "get-structured-content" tool.
 //
 // The tool's description:
 //
-//	Get Structured Content Tool
-//
-//	Returns structured content along with an output schema for client data validation
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get Structured Content Tool
+// Returns structured content along with an output schema for client data
+// validation
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetStructuredContentInput struct {
 	// Choose city
 	Location GetStructuredContentInputLocation `json:"location"`
@@ -1423,7 +1423,8 @@ func (v *GetStructuredContentInput) UnmarshalJSON(data []byte) error {
 	return codecGetStructuredContentInput.Decode(data, v)
 }
 
-// codecGetStructuredContentInput is GetStructuredContentInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetStructuredContentInput is GetStructuredContentInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetStructuredContentInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "location", Required: true},
 }}
@@ -1432,24 +1433,26 @@ func (v *GetStructuredContentInput) validate(ptr string, vs *mcpimpl.Violations)
 	v.Location.validate(ptr+"/location", vs)
 }
 
-// Validate reports every violation of the get-structured-content input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-structured-content input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetStructuredContentInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-structured-content input")
 }
 
-// DecodeGetStructuredContentInput decodes the get-structured-content input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetStructuredContentInput decodes the get-structured-content input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetStructuredContentInput(data []byte) (v GetStructuredContentInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-structured-content input")
 	return v, err
 }
 
-// GetStructuredContentInputLocation is the schema at /properties/location of the "get-structured-content" tool's input schema.
+// GetStructuredContentInputLocation is the schema at /properties/location of
+// the "get-structured-content" tool's input schema.
 //
 // Choose city
 type GetStructuredContentInputLocation string
@@ -1476,10 +1479,11 @@ func (e GetStructuredContentInputLocation) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// GetStructuredContentOutput is the output (structured content) of the "get-structured-content" tool.
+// GetStructuredContentOutput is the output (structured content) of the
+// "get-structured-content" tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type GetStructuredContentOutput struct {
@@ -1492,13 +1496,14 @@ type GetStructuredContentOutput struct {
 	// Humidity percentage
 	Humidity float64 `json:"humidity"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetStructuredContentOutput) MarshalJSON() ([]byte, error) {
 	return codecGetStructuredContentOutput.Encode(&v)
 }
@@ -1510,7 +1515,8 @@ func (v *GetStructuredContentOutput) UnmarshalJSON(data []byte) error {
 	return codecGetStructuredContentOutput.Decode(data, v)
 }
 
-// codecGetStructuredContentOutput is GetStructuredContentOutput's table for MarshalJSON and UnmarshalJSON.
+// codecGetStructuredContentOutput is GetStructuredContentOutput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetStructuredContentOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "temperature", Required: true},
 	{Name: "conditions", Required: true},
@@ -1519,18 +1525,19 @@ var codecGetStructuredContentOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, R
 
 func (v *GetStructuredContentOutput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get-structured-content output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-structured-content output
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetStructuredContentOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-structured-content output")
 }
 
-// DecodeGetStructuredContentOutput decodes the get-structured-content output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetStructuredContentOutput decodes the get-structured-content output
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGetStructuredContentOutput(data []byte) (v GetStructuredContentOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-structured-content output")
 	return v, err
@@ -1540,12 +1547,10 @@ func DecodeGetStructuredContentOutput(data []byte) (v GetStructuredContentOutput
 //
 // The tool's description:
 //
-//	Get Sum Tool
-//
-//	Returns the sum of two numbers
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Get Sum Tool
+// Returns the sum of two numbers
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetSumInput struct {
 	// First number
 	A float64 `json:"a"`
@@ -1573,18 +1578,18 @@ var codecGetSumInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *GetSumInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get-sum input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-sum input schema's constraints as
+// a *mcpruntime.ValidationError, or returns nil.
 func (v *GetSumInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-sum input")
 }
 
-// DecodeGetSumInput decodes the get-sum input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetSumInput decodes the get-sum input strictly and validates it. Wrong
+// JSON types, missing required members and members a closed object does not
+// declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetSumInput(data []byte) (v GetSumInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-sum input")
 	return v, err
@@ -1594,12 +1599,11 @@ func DecodeGetSumInput(data []byte) (v GetSumInput, err error) {
 //
 // The tool's description:
 //
-//	Get Tiny Image Tool
+// Get Tiny Image Tool
+// Returns a tiny MCP logo image.
 //
-//	Returns a tiny MCP logo image.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GetTinyImageInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1613,38 +1617,42 @@ func (v *GetTinyImageInput) UnmarshalJSON(data []byte) error {
 	return codecGetTinyImageInput.Decode(data, v)
 }
 
-// codecGetTinyImageInput is GetTinyImageInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetTinyImageInput is GetTinyImageInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetTinyImageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *GetTinyImageInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the get-tiny-image input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get-tiny-image input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetTinyImageInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get-tiny-image input")
 }
 
-// DecodeGetTinyImageInput decodes the get-tiny-image input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeGetTinyImageInput decodes the get-tiny-image input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetTinyImageInput(data []byte) (v GetTinyImageInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get-tiny-image input")
 	return v, err
 }
 
-// GzipFileAsResourceInput is the input (arguments) of the "gzip-file-as-resource" tool.
+// GzipFileAsResourceInput is the input (arguments) of the
+// "gzip-file-as-resource" tool.
 //
 // The tool's description:
 //
-//	GZip File as Resource Tool
+// GZip File as Resource Tool
+// Compresses a single file using gzip compression. Depending upon the selected
+// output type, returns either the compressed data as a gzipped resource or a
+// resource link, allowing it to be downloaded in a subsequent request during
+// the current session.
 //
-//	Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type GzipFileAsResourceInput struct {
 	// Name of the output file
 	// Default: "README.md.gz" (applied by the server, not by this type).
@@ -1652,10 +1660,14 @@ type GzipFileAsResourceInput struct {
 
 	// URL or data URI of the file content to compress
 	// Format: uri (not checked).
-	// Default: "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md" (applied by the server, not by this type).
+	// Default:
+	// "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
+	// (applied by the server, not by this type).
 	Data *string `json:"data,omitempty"`
 
-	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+	// How the resulting gzipped file should be returned. 'resourceLink' returns
+	// a link to a resource that can be read later, 'resource' returns a full
+	// resource object.
 	// Default: "resourceLink" (applied by the server, not by this type).
 	OutputType *GzipFileAsResourceInputOutputType `json:"outputType,omitempty"`
 }
@@ -1671,7 +1683,8 @@ func (v *GzipFileAsResourceInput) UnmarshalJSON(data []byte) error {
 	return codecGzipFileAsResourceInput.Decode(data, v)
 }
 
-// codecGzipFileAsResourceInput is GzipFileAsResourceInput's table for MarshalJSON and UnmarshalJSON.
+// codecGzipFileAsResourceInput is GzipFileAsResourceInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGzipFileAsResourceInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "name", Presence: mcpimpl.OmitNil},
 	{Name: "data", Presence: mcpimpl.OmitNil},
@@ -1684,26 +1697,30 @@ func (v *GzipFileAsResourceInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the gzip-file-as-resource input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the gzip-file-as-resource input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GzipFileAsResourceInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("gzip-file-as-resource input")
 }
 
-// DecodeGzipFileAsResourceInput decodes the gzip-file-as-resource input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGzipFileAsResourceInput decodes the gzip-file-as-resource input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeGzipFileAsResourceInput(data []byte) (v GzipFileAsResourceInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "gzip-file-as-resource input")
 	return v, err
 }
 
-// GzipFileAsResourceInputOutputType is the schema at /properties/outputType of the "gzip-file-as-resource" tool's input schema.
+// GzipFileAsResourceInputOutputType is the schema at /properties/outputType of
+// the "gzip-file-as-resource" tool's input schema.
 //
-// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+// How the resulting gzipped file should be returned. 'resourceLink' returns a
+// link to a resource that can be read later, 'resource' returns a full resource
+// object.
 type GzipFileAsResourceInputOutputType string
 
 // Values of GzipFileAsResourceInputOutputType.
@@ -1727,21 +1744,25 @@ func (e GzipFileAsResourceInputOutputType) validate(ptr string, vs *mcpimpl.Viol
 	}
 }
 
-// SimulateResearchQueryInput is the input (arguments) of the "simulate-research-query" tool.
+// SimulateResearchQueryInput is the input (arguments) of the
+// "simulate-research-query" tool.
 //
 // The tool's description:
 //
-//	Simulate Research Query
+// Simulate Research Query
+// Simulates a deep research operation that gathers, analyzes, and synthesizes
+// information. Demonstrates MCP task-based operations with progress through
+// multiple stages. If 'ambiguous' is true and client supports elicitation,
+// sends an elicitation request for clarification.
 //
-//	Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type SimulateResearchQueryInput struct {
 	// The research topic to investigate
 	Topic string `json:"topic"`
 
-	// Simulate an ambiguous query that requires clarification (triggers input_required status)
+	// Simulate an ambiguous query that requires clarification (triggers
+	// input_required status)
 	// Default: false (applied by the server, not by this type).
 	Ambiguous *bool `json:"ambiguous,omitempty"`
 }
@@ -1757,7 +1778,8 @@ func (v *SimulateResearchQueryInput) UnmarshalJSON(data []byte) error {
 	return codecSimulateResearchQueryInput.Decode(data, v)
 }
 
-// codecSimulateResearchQueryInput is SimulateResearchQueryInput's table for MarshalJSON and UnmarshalJSON.
+// codecSimulateResearchQueryInput is SimulateResearchQueryInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecSimulateResearchQueryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "topic", Required: true},
 	{Name: "ambiguous", Presence: mcpimpl.OmitNil},
@@ -1765,33 +1787,34 @@ var codecSimulateResearchQueryInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *SimulateResearchQueryInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the simulate-research-query input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the simulate-research-query input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *SimulateResearchQueryInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("simulate-research-query input")
 }
 
-// DecodeSimulateResearchQueryInput decodes the simulate-research-query input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeSimulateResearchQueryInput decodes the simulate-research-query input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeSimulateResearchQueryInput(data []byte) (v SimulateResearchQueryInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "simulate-research-query input")
 	return v, err
 }
 
-// ToggleSimulatedLoggingInput is the input (arguments) of the "toggle-simulated-logging" tool.
+// ToggleSimulatedLoggingInput is the input (arguments) of the
+// "toggle-simulated-logging" tool.
 //
 // The tool's description:
 //
-//	Toggle Simulated Logging
+// Toggle Simulated Logging
+// Toggles simulated, random-leveled logging on or off.
 //
-//	Toggles simulated, random-leveled logging on or off.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ToggleSimulatedLoggingInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1805,38 +1828,40 @@ func (v *ToggleSimulatedLoggingInput) UnmarshalJSON(data []byte) error {
 	return codecToggleSimulatedLoggingInput.Decode(data, v)
 }
 
-// codecToggleSimulatedLoggingInput is ToggleSimulatedLoggingInput's table for MarshalJSON and UnmarshalJSON.
+// codecToggleSimulatedLoggingInput is ToggleSimulatedLoggingInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecToggleSimulatedLoggingInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ToggleSimulatedLoggingInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the toggle-simulated-logging input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the toggle-simulated-logging input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ToggleSimulatedLoggingInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("toggle-simulated-logging input")
 }
 
-// DecodeToggleSimulatedLoggingInput decodes the toggle-simulated-logging input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeToggleSimulatedLoggingInput decodes the toggle-simulated-logging input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeToggleSimulatedLoggingInput(data []byte) (v ToggleSimulatedLoggingInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "toggle-simulated-logging input")
 	return v, err
 }
 
-// ToggleSubscriberUpdatesInput is the input (arguments) of the "toggle-subscriber-updates" tool.
+// ToggleSubscriberUpdatesInput is the input (arguments) of the
+// "toggle-subscriber-updates" tool.
 //
 // The tool's description:
 //
-//	Toggle Subscriber Updates
+// Toggle Subscriber Updates
+// Toggles simulated resource subscription updates on or off.
 //
-//	Toggles simulated resource subscription updates on or off.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ToggleSubscriberUpdatesInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1850,38 +1875,39 @@ func (v *ToggleSubscriberUpdatesInput) UnmarshalJSON(data []byte) error {
 	return codecToggleSubscriberUpdatesInput.Decode(data, v)
 }
 
-// codecToggleSubscriberUpdatesInput is ToggleSubscriberUpdatesInput's table for MarshalJSON and UnmarshalJSON.
+// codecToggleSubscriberUpdatesInput is ToggleSubscriberUpdatesInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecToggleSubscriberUpdatesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *ToggleSubscriberUpdatesInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the toggle-subscriber-updates input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the toggle-subscriber-updates input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ToggleSubscriberUpdatesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("toggle-subscriber-updates input")
 }
 
-// DecodeToggleSubscriberUpdatesInput decodes the toggle-subscriber-updates input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeToggleSubscriberUpdatesInput decodes the toggle-subscriber-updates
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeToggleSubscriberUpdatesInput(data []byte) (v ToggleSubscriberUpdatesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "toggle-subscriber-updates input")
 	return v, err
 }
 
-// TriggerElicitationRequestInput is the input (arguments) of the "trigger-elicitation-request" tool.
+// TriggerElicitationRequestInput is the input (arguments) of the
+// "trigger-elicitation-request" tool.
 //
 // The tool's description:
 //
-//	Trigger Elicitation Request Tool
-//
-//	Trigger a Request from the Server for User Elicitation
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Trigger Elicitation Request Tool
+// Trigger a Request from the Server for User Elicitation
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type TriggerElicitationRequestInput struct{}
 
 // MarshalJSON encodes the members in schema order, then nothing else.
@@ -1895,38 +1921,40 @@ func (v *TriggerElicitationRequestInput) UnmarshalJSON(data []byte) error {
 	return codecTriggerElicitationRequestInput.Decode(data, v)
 }
 
-// codecTriggerElicitationRequestInput is TriggerElicitationRequestInput's table for MarshalJSON and UnmarshalJSON.
+// codecTriggerElicitationRequestInput is TriggerElicitationRequestInput's table
+// for MarshalJSON and UnmarshalJSON.
 var codecTriggerElicitationRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{}}
 
 func (v *TriggerElicitationRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the trigger-elicitation-request input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the trigger-elicitation-request input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *TriggerElicitationRequestInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("trigger-elicitation-request input")
 }
 
-// DecodeTriggerElicitationRequestInput decodes the trigger-elicitation-request input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeTriggerElicitationRequestInput decodes the trigger-elicitation-request
+// input strictly and validates it. Wrong JSON types, missing required members
+// and members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeTriggerElicitationRequestInput(data []byte) (v TriggerElicitationRequestInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-elicitation-request input")
 	return v, err
 }
 
-// TriggerLongRunningOperationInput is the input (arguments) of the "trigger-long-running-operation" tool.
+// TriggerLongRunningOperationInput is the input (arguments) of the
+// "trigger-long-running-operation" tool.
 //
 // The tool's description:
 //
-//	Trigger Long Running Operation Tool
+// Trigger Long Running Operation Tool
+// Demonstrates a long running operation with progress updates.
 //
-//	Demonstrates a long running operation with progress updates.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type TriggerLongRunningOperationInput struct {
 	// Duration of the operation in seconds
 	// Default: 10 (applied by the server, not by this type).
@@ -1948,7 +1976,8 @@ func (v *TriggerLongRunningOperationInput) UnmarshalJSON(data []byte) error {
 	return codecTriggerLongRunningOperationInput.Decode(data, v)
 }
 
-// codecTriggerLongRunningOperationInput is TriggerLongRunningOperationInput's table for MarshalJSON and UnmarshalJSON.
+// codecTriggerLongRunningOperationInput is TriggerLongRunningOperationInput's
+// table for MarshalJSON and UnmarshalJSON.
 var codecTriggerLongRunningOperationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "duration", Presence: mcpimpl.OmitNil},
 	{Name: "steps", Presence: mcpimpl.OmitNil},
@@ -1956,33 +1985,33 @@ var codecTriggerLongRunningOperationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *TriggerLongRunningOperationInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the trigger-long-running-operation input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the trigger-long-running-operation input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *TriggerLongRunningOperationInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("trigger-long-running-operation input")
 }
 
-// DecodeTriggerLongRunningOperationInput decodes the trigger-long-running-operation input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeTriggerLongRunningOperationInput decodes the
+// trigger-long-running-operation input strictly and validates it. Wrong JSON
+// types, missing required members and members a closed object does not declare
+// are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeTriggerLongRunningOperationInput(data []byte) (v TriggerLongRunningOperationInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-long-running-operation input")
 	return v, err
 }
 
-// TriggerSamplingRequestInput is the input (arguments) of the "trigger-sampling-request" tool.
+// TriggerSamplingRequestInput is the input (arguments) of the
+// "trigger-sampling-request" tool.
 //
 // The tool's description:
 //
-//	Trigger Sampling Request Tool
-//
-//	Trigger a Request from the Server for LLM Sampling
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Trigger Sampling Request Tool
+// Trigger a Request from the Server for LLM Sampling
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type TriggerSamplingRequestInput struct {
 	// The prompt to send to the LLM
 	Prompt string `json:"prompt"`
@@ -2003,7 +2032,8 @@ func (v *TriggerSamplingRequestInput) UnmarshalJSON(data []byte) error {
 	return codecTriggerSamplingRequestInput.Decode(data, v)
 }
 
-// codecTriggerSamplingRequestInput is TriggerSamplingRequestInput's table for MarshalJSON and UnmarshalJSON.
+// codecTriggerSamplingRequestInput is TriggerSamplingRequestInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecTriggerSamplingRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "prompt", Required: true},
 	{Name: "maxTokens", Presence: mcpimpl.OmitNil},
@@ -2011,46 +2041,58 @@ var codecTriggerSamplingRequestInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *TriggerSamplingRequestInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the trigger-sampling-request input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the trigger-sampling-request input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *TriggerSamplingRequestInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("trigger-sampling-request input")
 }
 
-// DecodeTriggerSamplingRequestInput decodes the trigger-sampling-request input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeTriggerSamplingRequestInput decodes the trigger-sampling-request input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeTriggerSamplingRequestInput(data []byte) (v TriggerSamplingRequestInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-sampling-request input")
 	return v, err
 }
 
-// TriggerURLElicitationInput is the input (arguments) of the "trigger-url-elicitation" tool.
+// TriggerURLElicitationInput is the input (arguments) of the
+// "trigger-url-elicitation" tool.
 //
 // The tool's description:
 //
-//	Trigger URL Elicitation Tool
+// Trigger URL Elicitation Tool
+// Trigger a URL elicitation so the client can direct the user to a browser
+// flow. Supports two mechanisms: the request path (elicitation/create, default)
+// which awaits the user's response, and the error path
+// (UrlElicitationRequiredError, -32042) which signals the client to handle URL
+// elicitation via the error response. Set errorPath=true to use the error path.
 //
-//	Trigger a URL elicitation so the client can direct the user to a browser flow. Supports two mechanisms: the request path (elicitation/create, default) which awaits the user's response, and the error path (UrlElicitationRequiredError, -32042) which signals the client to handle URL elicitation via the error response. Set errorPath=true to use the error path.
-//
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type TriggerURLElicitationInput struct {
 	// The URL the user should open
 	// Format: uri (not checked).
 	URL string `json:"url"`
 
 	// Message shown to the user before opening the URL
-	// Default: "Please open the link to complete this action." (applied by the server, not by this type).
+	// Default: "Please open the link to complete this action." (applied by the
+	// server, not by this type).
 	Message *string `json:"message,omitempty"`
 
 	// Optional explicit elicitation ID. Defaults to a random UUID.
 	ElicitationID *string `json:"elicitationId,omitempty"`
 
-	// Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.
+	// Controls which elicitation mechanism is used. When false (default), sends
+	// an elicitation/create request (request path). When true, throws a
+	// UrlElicitationRequiredError (MCP error code -32042) so the client handles
+	// the URL elicitation via the error path rather than waiting for a
+	// response. To clear the error, satisfy the prerequisite and retry this
+	// call with the same arguments; the retry ignores errorPath and proceeds,
+	// so the client does not loop on the same error.
 	// Default: false (applied by the server, not by this type).
 	ErrorPath *bool `json:"errorPath,omitempty"`
 }
@@ -2066,7 +2108,8 @@ func (v *TriggerURLElicitationInput) UnmarshalJSON(data []byte) error {
 	return codecTriggerURLElicitationInput.Decode(data, v)
 }
 
-// codecTriggerURLElicitationInput is TriggerURLElicitationInput's table for MarshalJSON and UnmarshalJSON.
+// codecTriggerURLElicitationInput is TriggerURLElicitationInput's table for
+// MarshalJSON and UnmarshalJSON.
 var codecTriggerURLElicitationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "url", Required: true},
 	{Name: "message", Presence: mcpimpl.OmitNil},
@@ -2076,18 +2119,19 @@ var codecTriggerURLElicitationInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 
 func (v *TriggerURLElicitationInput) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// Validate reports every violation of the trigger-url-elicitation input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the trigger-url-elicitation input
+// schema's constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *TriggerURLElicitationInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("trigger-url-elicitation input")
 }
 
-// DecodeTriggerURLElicitationInput decodes the trigger-url-elicitation input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeTriggerURLElicitationInput decodes the trigger-url-elicitation input
+// strictly and validates it. Wrong JSON types, missing required members and
+// members a closed object does not declare are violations, as is anything
+// Validate reports; the error is a *mcpruntime.ValidationError listing every
+// one found.
 func DecodeTriggerURLElicitationInput(data []byte) (v TriggerURLElicitationInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "trigger-url-elicitation input")
 	return v, err
@@ -2261,8 +2305,8 @@ func ReadStartupMd(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.
 }
 
 // ReadStartupMd reads the "startup.md" resource as the package-level
-// ReadStartupMd does, through the Client's Caller and with the Client's
-// options before opts, so an identity given to NewClient reaches the read.
+// ReadStartupMd does, through the Client's Caller and with the Client's options
+// before opts, so an identity given to NewClient reaches the read.
 func (c *Client) ReadStartupMd(ctx context.Context, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return ReadStartupMd(ctx, c.caller, c.readOptions(opts)...)
 }
@@ -2307,15 +2351,16 @@ var DynamicBlobResource = &mcpruntime.ResourceDescriptor{
 }
 
 // ReadDynamicBlobResource reads the "Dynamic Blob Resource" resource template
-// demo://resource/dynamic/blob/{resourceId}, its variables expanded as RFC
-// 6570 says (values percent-encoded, so reserved characters in them cannot
-// change the URI's structure).
+// demo://resource/dynamic/blob/{resourceId}, its variables expanded as RFC 6570
+// says (values percent-encoded, so reserved characters in them cannot change
+// the URI's structure).
 // The server declares mime type application/octet-stream; the result keeps
 // every contents item as text or blob with its own mime type (see
 // ResourceResult.Text and Blob).
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
-// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+// Binary (base64) dynamic resource fabricated from the {resourceId} variable,
+// which must be an integer.
 func ReadDynamicBlobResource(ctx context.Context, c mcpruntime.Caller, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadTemplate(ctx, c, DynamicBlobResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
 }
@@ -2339,15 +2384,16 @@ var DynamicTextResource = &mcpruntime.ResourceDescriptor{
 }
 
 // ReadDynamicTextResource reads the "Dynamic Text Resource" resource template
-// demo://resource/dynamic/text/{resourceId}, its variables expanded as RFC
-// 6570 says (values percent-encoded, so reserved characters in them cannot
-// change the URI's structure).
+// demo://resource/dynamic/text/{resourceId}, its variables expanded as RFC 6570
+// says (values percent-encoded, so reserved characters in them cannot change
+// the URI's structure).
 // The server declares mime type text/plain; the result keeps every contents
 // item as text or blob with its own mime type (see ResourceResult.Text and
 // Blob).
 // A resource the server no longer has is a *mcpruntime.ResourceExpiredError.
 //
-// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+// Plaintext dynamic resource fabricated from the {resourceId} variable, which
+// must be an integer.
 func ReadDynamicTextResource(ctx context.Context, c mcpruntime.Caller, resourceID string, opts ...mcpruntime.ReadOption) (*mcpruntime.ResourceResult, error) {
 	return mcpruntime.ReadTemplate(ctx, c, DynamicTextResource, mcpruntime.TemplateVars{"resourceId": resourceID}, opts...)
 }
@@ -2379,10 +2425,8 @@ var ArgsPrompt = &mcpruntime.PromptDescriptor{
 // GetArgsPrompt gets the "args-prompt" prompt: its messages with their roles
 // and every content kind.
 //
-// # Arguments Prompt
-//
-// # A prompt with two arguments, one required and one optional
-//
+// Arguments Prompt
+// A prompt with two arguments, one required and one optional
 // Arguments (required ones are values, optional ones pointers: nil leaves them
 // out):
 //
@@ -2397,8 +2441,8 @@ func GetArgsPrompt(ctx context.Context, c mcpruntime.Caller, city string, state 
 }
 
 // GetArgsPrompt gets the "args-prompt" prompt as the package-level
-// GetArgsPrompt does, through the Client's Caller and with the Client's
-// options before opts, so an identity given to NewClient reaches the get.
+// GetArgsPrompt does, through the Client's Caller and with the Client's options
+// before opts, so an identity given to NewClient reaches the get.
 func (c *Client) GetArgsPrompt(ctx context.Context, city string, state *string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	return GetArgsPrompt(ctx, c.caller, city, state, c.readOptions(opts)...)
 }
@@ -2426,8 +2470,7 @@ var CompletablePrompt = &mcpruntime.PromptDescriptor{
 // GetCompletablePrompt gets the "completable-prompt" prompt: its messages with
 // their roles and every content kind.
 //
-// # Team Management
-//
+// Team Management
 // First argument choice narrows values for second argument.
 //
 // Arguments (required ones are values, optional ones pointers: nil leaves them
@@ -2444,9 +2487,9 @@ func GetCompletablePrompt(ctx context.Context, c mcpruntime.Caller, department s
 }
 
 // GetCompletablePrompt gets the "completable-prompt" prompt as the
-// package-level GetCompletablePrompt does, through the Client's Caller and
-// with the Client's options before opts, so an identity given to NewClient
-// reaches the get.
+// package-level GetCompletablePrompt does, through the Client's Caller and with
+// the Client's options before opts, so an identity given to NewClient reaches
+// the get.
 func (c *Client) GetCompletablePrompt(ctx context.Context, department string, name string, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	return GetCompletablePrompt(ctx, c.caller, department, name, c.readOptions(opts)...)
 }
@@ -2474,10 +2517,8 @@ var ResourcePrompt = &mcpruntime.PromptDescriptor{
 // GetResourcePrompt gets the "resource-prompt" prompt: its messages with their
 // roles and every content kind.
 //
-// # Resource Prompt
-//
-// # A prompt that includes an embedded resource reference
-//
+// Resource Prompt
+// A prompt that includes an embedded resource reference
 // Arguments (required ones are values, optional ones pointers: nil leaves them
 // out):
 //
@@ -2509,8 +2550,7 @@ var SimplePrompt = &mcpruntime.PromptDescriptor{
 // GetSimplePrompt gets the "simple-prompt" prompt: its messages with their
 // roles and every content kind.
 //
-// # Simple Prompt
-//
+// Simple Prompt
 // A prompt with no arguments
 func GetSimplePrompt(ctx context.Context, c mcpruntime.Caller, opts ...mcpruntime.ReadOption) (*mcpruntime.PromptResult, error) {
 	args := map[string]string{}
@@ -2541,14 +2581,14 @@ var DynamicBlobResourceReaderDescriptor = mcpruntime.Descriptor{
 }
 
 // NewDynamicBlobResourceReader returns the "Dynamic Blob Resource" resource
-// template (demo://resource/dynamic/blob/{resourceId}) as a tool for a
-// language model. Its arguments are the template's variables, checked as
-// untrusted values (mcpimpl.CheckTemplateValues: nothing a server decoding
-// them would read as another path) and percent-encoded as
-// ReadDynamicBlobResource does them; the result is the content as text, a blob
-// as a one-line description with its size and type (an image as an image). The
-// read takes ReadDynamicBlobResource's path: the size limit, identity and the
-// taint record, with opts; a gate among them
+// template (demo://resource/dynamic/blob/{resourceId}) as a tool for a language
+// model. Its arguments are the template's variables, checked as untrusted
+// values (mcpimpl.CheckTemplateValues: nothing a server decoding them would
+// read as another path) and percent-encoded as ReadDynamicBlobResource does
+// them; the result is the content as text, a blob as a one-line description
+// with its size and type (an image as an image). The read takes
+// ReadDynamicBlobResource's path: the size limit, identity and the taint
+// record, with opts; a gate among them
 // (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
 // approval.
 func NewDynamicBlobResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
@@ -2572,23 +2612,23 @@ var DynamicTextResourceReaderDescriptor = mcpruntime.Descriptor{
 }
 
 // NewDynamicTextResourceReader returns the "Dynamic Text Resource" resource
-// template (demo://resource/dynamic/text/{resourceId}) as a tool for a
-// language model. Its arguments are the template's variables, checked as
-// untrusted values (mcpimpl.CheckTemplateValues: nothing a server decoding
-// them would read as another path) and percent-encoded as
-// ReadDynamicTextResource does them; the result is the content as text, a blob
-// as a one-line description with its size and type (an image as an image). The
-// read takes ReadDynamicTextResource's path: the size limit, identity and the
-// taint record, with opts; a gate among them
+// template (demo://resource/dynamic/text/{resourceId}) as a tool for a language
+// model. Its arguments are the template's variables, checked as untrusted
+// values (mcpimpl.CheckTemplateValues: nothing a server decoding them would
+// read as another path) and percent-encoded as ReadDynamicTextResource does
+// them; the result is the content as text, a blob as a one-line description
+// with its size and type (an image as an image). The read takes
+// ReadDynamicTextResource's path: the size limit, identity and the taint
+// record, with opts; a gate among them
 // (mcpruntime.WithToolOptions(mcpruntime.WithGate(g))) holds calls for
 // approval.
 func NewDynamicTextResourceReader(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) mcpruntime.Invoker {
 	return mcpimpl.NewResourceReader(&DynamicTextResourceReaderDescriptor, DynamicTextResource, c, opts...)
 }
 
-// Readers returns the everything server's resources and resource templates
-// that the config makes tools (resources.bind[<uri>].tool), each over c with
-// opts, to put in a toolset beside its tools:
+// Readers returns the everything server's resources and resource templates that
+// the config makes tools (resources.bind[<uri>].tool), each over c with opts,
+// to put in a toolset beside its tools:
 // mcpruntime.NewToolset(append(Invokers(c), Readers(c)...)...).
 func Readers(c mcpruntime.Caller, opts ...mcpruntime.ReadOption) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{

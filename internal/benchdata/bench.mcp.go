@@ -53,10 +53,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 }
 
 // Client calls the bench server's tools with typed inputs and outputs, and
-// reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller        mcpruntime.Caller
 	opts          []mcpruntime.Option
@@ -75,17 +75,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "get_report")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -120,8 +120,8 @@ func (c *Client) invoker(name ToolName) mcpruntime.Invoker {
 }
 
 // GetReportDescriptor describes the "get_report" tool as snapshotted in
-// bench.json. The server sent none of destructiveHint and openWorldHint, so
-// the specification's defaults apply.
+// bench.json. The server sent none of destructiveHint and openWorldHint, so the
+// specification's defaults apply.
 var GetReportDescriptor = mcpruntime.Descriptor{
 	Name:        "get_report",
 	GoName:      "GetReport",
@@ -158,8 +158,8 @@ func (c *Client) ResumeGetReport(ctx context.Context, id string) (*mcpruntime.Ty
 	return c.toolGetReport.Resume(ctx, id)
 }
 
-// GetReportLinks returns the resource links in res, the result of GetReport
-// for in, for ReadLink: each remembers the call, so an expired link can be
+// GetReportLinks returns the resource links in res, the result of GetReport for
+// in, for ReadLink: each remembers the call, so an expired link can be
 // refreshed by making it again.
 func (c *Client) GetReportLinks(in GetReportInput, res *mcpruntime.TypedResult[GetReportOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolGetReport, in, res)
@@ -169,7 +169,7 @@ func (c *Client) GetReportLinks(in GetReportInput, res *mcpruntime.TypedResult[G
 //
 // The tool's description:
 //
-//	A sales report: the shape of a typical structured tool result (about 1 KiB).
+// A sales report: the shape of a typical structured tool result (about 1 KiB).
 //
 // Decoding rejects members the schema does not declare.
 type GetReportInput struct {
@@ -194,7 +194,8 @@ func (v *GetReportInput) UnmarshalJSON(data []byte) error {
 	return codecGetReportInput.Decode(data, v)
 }
 
-// codecGetReportInput is GetReportInput's table for MarshalJSON and UnmarshalJSON.
+// codecGetReportInput is GetReportInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetReportInput = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "region", Required: true},
 	{Name: "quarter", Required: true},
@@ -232,8 +233,8 @@ func (v *GetReportInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_report input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_report input schema's constraints
+// as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetReportInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
@@ -241,15 +242,16 @@ func (v *GetReportInput) Validate() error {
 }
 
 // DecodeGetReportInput decodes the get_report input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// Wrong JSON types, missing required members and members a closed object does
+// not declare are violations, as is anything Validate reports; the error is a
+// *mcpruntime.ValidationError listing every one found.
 func DecodeGetReportInput(data []byte) (v GetReportInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_report input")
 	return v, err
 }
 
-// GetReportInputRegion is the schema at /properties/region of the "get_report" tool's input schema.
+// GetReportInputRegion is the schema at /properties/region of the "get_report"
+// tool's input schema.
 type GetReportInputRegion string
 
 // Values of GetReportInputRegion.
@@ -288,12 +290,13 @@ type GetReportOutput struct {
 
 	Deals []GetReportOutputDealsItem `json:"deals"`
 
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
+	// AdditionalProperties keeps the members the schema does not declare, so
+	// that nothing is lost in a round trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetReportOutput) MarshalJSON() ([]byte, error) {
 	return codecGetReportOutput.Encode(&v)
 }
@@ -304,7 +307,8 @@ func (v *GetReportOutput) UnmarshalJSON(data []byte) error {
 	return codecGetReportOutput.Decode(data, v)
 }
 
-// codecGetReportOutput is GetReportOutput's table for MarshalJSON and UnmarshalJSON.
+// codecGetReportOutput is GetReportOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecGetReportOutput = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
 	{Name: "region", Required: true},
 	{Name: "quarter", Required: true},
@@ -337,24 +341,25 @@ func (v *GetReportOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the get_report output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the get_report output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *GetReportOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("get_report output")
 }
 
-// DecodeGetReportOutput decodes the get_report output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeGetReportOutput decodes the get_report output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeGetReportOutput(data []byte) (v GetReportOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "get_report output")
 	return v, err
 }
 
-// GetReportOutputRegion is the schema at /properties/region of the "get_report" tool's output schema.
+// GetReportOutputRegion is the schema at /properties/region of the "get_report"
+// tool's output schema.
 type GetReportOutputRegion string
 
 // Values of GetReportOutputRegion.
@@ -381,7 +386,8 @@ func (e GetReportOutputRegion) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// GetReportOutputDealsItem is the schema at /properties/deals/items of the "get_report" tool's output schema.
+// GetReportOutputDealsItem is the schema at /properties/deals/items of the
+// "get_report" tool's output schema.
 type GetReportOutputDealsItem struct {
 	ID string `json:"id"`
 
@@ -395,12 +401,13 @@ type GetReportOutputDealsItem struct {
 
 	Tags []string `json:"tags,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
+	// AdditionalProperties keeps the members the schema does not declare, so
+	// that nothing is lost in a round trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetReportOutputDealsItem) MarshalJSON() ([]byte, error) {
 	return codecGetReportOutputDealsItem.Encode(&v)
 }
@@ -411,7 +418,8 @@ func (v *GetReportOutputDealsItem) UnmarshalJSON(data []byte) error {
 	return codecGetReportOutputDealsItem.Decode(data, v)
 }
 
-// codecGetReportOutputDealsItem is GetReportOutputDealsItem's table for MarshalJSON and UnmarshalJSON.
+// codecGetReportOutputDealsItem is GetReportOutputDealsItem's table for
+// MarshalJSON and UnmarshalJSON.
 var codecGetReportOutputDealsItem = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
 	{Name: "id", Required: true},
 	{Name: "title", Required: true},
@@ -437,7 +445,9 @@ func (v *GetReportOutputDealsItem) validate(ptr string, vs *mcpimpl.Violations) 
 	}
 }
 
-// GetReportOutputDealsItemStage is the schema at /properties/deals/items/properties/stage of the "get_report" tool's output schema.
+// GetReportOutputDealsItemStage is the schema at
+// /properties/deals/items/properties/stage of the "get_report" tool's output
+// schema.
 type GetReportOutputDealsItemStage string
 
 // Values of GetReportOutputDealsItemStage.
@@ -465,18 +475,21 @@ func (e GetReportOutputDealsItemStage) validate(ptr string, vs *mcpimpl.Violatio
 	}
 }
 
-// GetReportOutputDealsItemOwner is the schema at /properties/deals/items/properties/owner of the "get_report" tool's output schema.
+// GetReportOutputDealsItemOwner is the schema at
+// /properties/deals/items/properties/owner of the "get_report" tool's output
+// schema.
 type GetReportOutputDealsItemOwner struct {
 	Login string `json:"login"`
 
 	ID int64 `json:"id"`
 
-	// AdditionalProperties keeps the members the schema does not declare,
-	// so that nothing is lost in a round trip.
+	// AdditionalProperties keeps the members the schema does not declare, so
+	// that nothing is lost in a round trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v GetReportOutputDealsItemOwner) MarshalJSON() ([]byte, error) {
 	return codecGetReportOutputDealsItemOwner.Encode(&v)
 }
@@ -487,7 +500,8 @@ func (v *GetReportOutputDealsItemOwner) UnmarshalJSON(data []byte) error {
 	return codecGetReportOutputDealsItemOwner.Decode(data, v)
 }
 
-// codecGetReportOutputDealsItemOwner is GetReportOutputDealsItemOwner's table for MarshalJSON and UnmarshalJSON.
+// codecGetReportOutputDealsItemOwner is GetReportOutputDealsItemOwner's table
+// for MarshalJSON and UnmarshalJSON.
 var codecGetReportOutputDealsItemOwner = mcpimpl.Struct{Open: mcpimpl.OpenKept, Extra: mcpimpl.Raw, Rows: []mcpimpl.Row{
 	{Name: "login", Required: true},
 	{Name: "id", Required: true},

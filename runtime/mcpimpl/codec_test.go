@@ -205,3 +205,58 @@ func TestDecodeAndValidateOneScan(t *testing.T) {
 		}
 	}
 }
+
+// Text that is not JSON is reported as such, whatever JSON type its first
+// byte starts like: JSONKind names that type, and a decoder must not take
+// "nonsense" for null or "1x" for a number of the wrong type.
+func TestNotJSONIsSaidSo(t *testing.T) {
+	var warm codecOuter
+	_ = warm.UnmarshalJSON([]byte(`{}`))
+	decoders := map[string]func([]byte) error{
+		"struct root": func(b []byte) error { var v codecOuter; return DecodeAndValidate(b, &v, false, "") },
+		"string": func(b []byte) error {
+			var vs Violations
+			var s string
+			DecodeString(b, &s, "", &vs)
+			return vs.Err("")
+		},
+		"integer": func(b []byte) error {
+			var vs Violations
+			var n int64
+			DecodeInteger(b, &n, "", &vs)
+			return vs.Err("")
+		},
+		"array": func(b []byte) error {
+			var vs Violations
+			var a []string
+			SliceOf(DecodeString[string])(b, &a, "", &vs)
+			return vs.Err("")
+		},
+		"object": func(b []byte) error {
+			var vs Violations
+			var m map[string]string
+			MapOf(DecodeString[string])(b, &m, "", &vs)
+			return vs.Err("")
+		},
+		"generated type": func(b []byte) error {
+			var vs Violations
+			var v codecOuter
+			Decode(b, &v, "", &vs)
+			return vs.Err("")
+		},
+		"raw that refuses null": func(b []byte) error {
+			var vs Violations
+			var r json.RawMessage
+			DecodeRawValue(b, &r, "", &vs)
+			return vs.Err("")
+		},
+	}
+	for _, in := range []string{"nonsense", "nul", " nulls ", "tx", "fx", "1x", "-x", "x", "nullx"} {
+		for name, dec := range decoders {
+			err := dec([]byte(in))
+			if err == nil || !strings.Contains(err.Error(), "invalid JSON") || strings.Contains(err.Error(), "null") || strings.Contains(err.Error(), "found") {
+				t.Errorf("%s, %q: %v; want it said to be invalid JSON", name, in, err)
+			}
+		}
+	}
+}

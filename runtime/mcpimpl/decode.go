@@ -46,11 +46,17 @@ func JSONKind(data []byte) string {
 	return ""
 }
 
-func isNull(raw []byte) bool { return JSONKind(raw) == "null" }
+// isNull reports whether raw is the JSON null, spaces around it aside.
+// JSONKind looks at the first byte only: text that merely starts like null
+// (nonsense, nul) is not JSON, and is reported as such.
+func isNull(raw []byte) bool { return string(jsonscan.Trim(raw)) == "null" }
 
+// wrongKind reports a value that is not of the JSON type want, or, when it
+// is not JSON at all (tx, 1x, nonsense: JSONKind names only the type such
+// text starts like), that it is invalid JSON.
 func wrongKind(vs *Violations, ptr, want string, raw []byte) {
 	got := JSONKind(raw)
-	if got == "" {
+	if got == "" || !jsonscan.Valid(raw) {
 		vs.Add(ptr, "invalid JSON")
 		return
 	}

@@ -384,27 +384,6 @@ func joinAnd(ss []string) string {
 	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
 }
 
-// doc renders paragraphs as // lines wrapped at about 76 columns; "" is a
+// doc renders paragraphs as // lines wrapped at about 80 columns; "" is a
 // blank line between paragraphs.
-func doc(paras ...string) []jen.Code {
-	var lines []string
-	for _, p := range paras {
-		if p == "" {
-			lines = append(lines, "")
-			continue
-		}
-		line := ""
-		for _, w := range strings.Fields(p) {
-			if line != "" && len(line)+1+len(w) > 76 {
-				lines = append(lines, line)
-				line = ""
-			}
-			if line != "" {
-				line += " "
-			}
-			line += w
-		}
-		lines = append(lines, line)
-	}
-	return comment(lines...)
-}
+func doc(paras ...string) []jen.Code { return comment(paras...) }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/mcpgen/mcpgen/gen/internal/ident"
 	"github.com/mcpgen/mcpgen/gen/internal/ir"
 	"github.com/mcpgen/mcpgen/gen/internal/names"
 	"github.com/mcpgen/mcpgen/manifest"
@@ -46,7 +45,7 @@ func init() {
 		"Object", "ObjectEncoder", "PointerTo", "QuoteList", "Required", "SliceOf", "SortedKeys", "UniqueItems", "ValidFormat",
 		"Unknown", "UnknownEnum", "Violations", "SupportPackageIsVersion1",
 		"Struct", "Row", "DecodeAndValidate", "CompilePattern", "Open", "Closed", "OpenKept", "ClosedKept", "Raw", "NotNull", "BigInt", "NullAware",
-		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject"} {
+		"Always", "OmitNil", "OmitUnset", "EmptyArray", "EmptyObject", "Union", "Variant", "Checker", "As"} {
 		implNames[n] = true
 	}
 }
@@ -394,26 +393,46 @@ func rt(name string) *jen.Statement {
 	return jen.Qual(RuntimePath, name)
 }
 
-// comment renders text as // lines. Every line is passed with its "//"
-// so jennifer never switches to a /* */ block, which "*/" would break.
-func comment(lines ...string) []jen.Code {
+// comment renders text as a doc comment of a top-level declaration (see
+// docText): each string is one or more lines, "" a blank one. A leading
+// blank line is kept, so that pieces can be appended to a comment. Every
+// line is passed with its "//" so jennifer never switches to a /* */ block,
+// which "*/" would break.
+func comment(lines ...string) []jen.Code { return commentWidth(docWidth, lines...) }
+
+// fieldComment is comment for a struct field or a constant in a block.
+// docf is comment for one formatted paragraph, as one statement: its lines
+// joined by line breaks, for a declaration to follow (after a Line).
+func docf(format string, args ...any) *jen.Statement {
+	st := &jen.Statement{}
+	for i, c := range comment(fmt.Sprintf(format, args...)) {
+		if i > 0 {
+			st.Line()
+		}
+		st.Add(c)
+	}
+	return st
+}
+
+func fieldComment(lines ...string) []jen.Code { return commentWidth(fieldDocWidth, lines...) }
+
+func commentWidth(width int, lines ...string) []jen.Code {
+	text := docText(strings.Join(lines, "\n"), width)
+	if len(text) == 0 {
+		return nil
+	}
 	var out []jen.Code
-	for _, l := range lines {
-		for _, s := range strings.Split(l, "\n") {
-			s = strings.TrimRightFunc(strings.Map(func(r rune) rune {
-				if r == '\t' {
-					return ' '
-				}
-				if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-					return -1
-				}
-				return r
-			}, s), unicode.IsSpace)
-			if s == "" {
-				out = append(out, jen.Comment("//"))
-			} else {
-				out = append(out, jen.Comment("// "+s))
-			}
+	if lines[0] == "" {
+		out = append(out, jen.Comment("//"))
+	}
+	for _, l := range text {
+		switch {
+		case l == "":
+			out = append(out, jen.Comment("//"))
+		case l[0] == '\t':
+			out = append(out, jen.Comment("//"+l))
+		default:
+			out = append(out, jen.Comment("// "+l))
 		}
 	}
 	return out
@@ -448,7 +467,11 @@ func where(t *ir.Type) string {
 	return fmt.Sprintf("%s of the %q tool's %s schema", p, t.Loc.Schema.Tool, strings.ToLower(t.Loc.Schema.Role))
 }
 
-func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
+func (e *emitter) typeDoc(t *ir.Type) []jen.Code { return comment(e.typeDocLines(t)...) }
+
+// typeDocLines is the text of t's doc comment, which a declaration may
+// add to.
+func (e *emitter) typeDocLines(t *ir.Type) []string {
 	var lines []string
 	if t.Root != nil && t.Root.Schema.Resource {
 		lines = append(lines, fmt.Sprintf("%s is the content of the resource %s, as the config binds it.", t.GoName, t.Root.Schema.Tool))
@@ -458,10 +481,7 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 		lines = append(lines, fmt.Sprintf("%s is the schema at %s.", t.GoName, where(t)))
 	}
 	if t.Root != nil && t.Root.Schema.Role == "Input" && t.Root.Schema.ToolDoc != "" {
-		lines = append(lines, "", "The tool's description:", "")
-		for _, l := range strings.Split(t.Root.Schema.ToolDoc, "\n") {
-			lines = append(lines, "  "+l)
-		}
+		lines = append(lines, "", "The tool's description:", "", t.Root.Schema.ToolDoc)
 	}
 	if d := docLines(t); len(d) > 0 {
 		lines = append(lines, "")
@@ -478,7 +498,7 @@ func (e *emitter) typeDoc(t *ir.Type) []jen.Code {
 		lines = append(lines, "", "No value satisfies this schema: "+why+", so Validate always fails"+
 			map[bool]string{true: " and the tool cannot be called.", false: "."}[t.Root != nil && t.Root.Schema.Role == "Input"])
 	}
-	return comment(lines...)
+	return lines
 }
 
 // unsatisfiable says why no value of t can be valid, when t is a Never
@@ -694,6 +714,9 @@ func validTag(name string) bool {
 }
 
 func (e *emitter) decl(t *ir.Type) []jen.Code {
+	if t.Alias != nil {
+		return e.aliasDecl(t)
+	}
 	switch t.Kind {
 	case ir.Struct:
 		return e.structDecl(t)
@@ -703,6 +726,41 @@ func (e *emitter) decl(t *ir.Type) []jen.Code {
 		return e.unionDecl(t)
 	}
 	return e.definedDecl(t)
+}
+
+// aliasDecl declares the name of a type whose shape another type has, and
+// which is that type (see ir.Share): an alias, with what the shared type
+// declares beside it under names of its own, so that every name a tool's
+// schemas give exists whichever other tools share the shape. Methods come
+// through the alias.
+func (e *emitter) aliasDecl(t *ir.Type) []jen.Code {
+	c := t.Alias
+	out := comment(fmt.Sprintf("%s is the schema at %s: the same type as %s, which declares it.", t.GoName, where(t), c.GoName))
+	out = append(out, jen.Type().Id(t.GoName).Op("=").Id(c.GoName))
+	switch t.Kind {
+	case ir.Enum:
+		var defs []jen.Code
+		for i, v := range t.Values {
+			if v.GoName != c.Values[i].GoName {
+				defs = append(defs, jen.Id(v.GoName).Op("=").Id(c.Values[i].GoName))
+			}
+		}
+		if len(defs) > 0 {
+			out = append(out, jen.Line(), docf("Values of %s.", t.GoName), jen.Const().Defs(defs...))
+		}
+	case ir.Union:
+		for i, v := range t.Variants {
+			ctor, shared := t.GoName+"Of"+v.GoName, c.GoName+"Of"+c.Variants[i].GoName
+			if v.Type.Kind == ir.Null {
+				out = append(out, jen.Line(), docf("%s returns the null value.", ctor).Line().
+					Func().Id(ctor).Params().Id(t.GoName).Block(jen.Return(jen.Id(shared).Call())))
+				continue
+			}
+			out = append(out, jen.Line(), docf("%s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(jen.Return(jen.Id(shared).Call(jen.Id("v")))))
+		}
+	}
+	return out
 }
 
 func fieldDoc(f *ir.Field) []string {
@@ -767,26 +825,25 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			fixed = append(fixed, fmt.Sprintf("%q is always %s.", f.JSONName, f.FixedJSON))
 		}
 	}
-	doc := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	if len(fixed) > 0 {
-		doc = append(doc, comment("")...)
-		doc = append(doc, comment("Fixed members, sent by MarshalJSON and checked when decoding:")...)
+		lines = append(lines, "", "Fixed members, sent by MarshalJSON and checked when decoding:", "")
 		for _, l := range fixed {
-			doc = append(doc, comment("  - "+l)...)
+			lines = append(lines, "  - "+l)
 		}
 	}
 	switch {
 	case t.Closed && t.Extra != nil:
-		doc = append(doc, comment("", "The schema closes this object, but a newer release of the server may",
-			"send more: decoding keeps members the schema does not declare in",
-			names.ExtraField+" and reports each name once through",
-			"mcpruntime.SetUnknownHook, never as an error.")...)
+		lines = append(lines, "", "The schema closes this object, but a newer release of the server may "+
+			"send more: decoding keeps members the schema does not declare in "+
+			names.ExtraField+" and reports each name once through "+
+			"mcpruntime.SetUnknownHook, never as an error.")
 	case t.Closed:
-		doc = append(doc, comment("", "Decoding rejects members the schema does not declare.")...)
+		lines = append(lines, "", "Decoding rejects members the schema does not declare.")
 	case t.Extra == nil:
-		doc = append(doc, comment("", "Decoding ignores members the schema does not declare (config",
-			"inputExtras keeps them).")...)
+		lines = append(lines, "", "Decoding ignores members the schema does not declare (config inputExtras keeps them).")
 	}
+	doc := comment(lines...)
 	decl := jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for i, f := range t.Fields {
 			if f.Fixed != "" {
@@ -795,7 +852,7 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if i > 0 {
 				g.Line()
 			}
-			for _, c := range comment(fieldDoc(f)...) {
+			for _, c := range fieldComment(fieldDoc(f)...) {
 				g.Add(c)
 			}
 			st := g.Id(f.GoName).Add(fieldType(f))
@@ -814,11 +871,11 @@ func (e *emitter) structDecl(t *ir.Type) []jen.Code {
 			if len(t.Fields) > 0 {
 				g.Line()
 			}
-			lines := []string{names.ExtraField + " keeps the members the schema does not declare,", "so that nothing is lost in a round trip."}
+			line := names.ExtraField + " keeps the members the schema does not declare, so that nothing is lost in a round trip."
 			if t.Closed {
-				lines = []string{names.ExtraField + " keeps the members the schema does not declare", "(sent by a newer release of the server), so that nothing is lost in a", "round trip."}
+				line = names.ExtraField + " keeps the members the schema does not declare (sent by a newer release of the server), so that nothing is lost in a round trip."
 			}
-			for _, c := range comment(lines...) {
+			for _, c := range fieldComment(line) {
 				g.Add(c)
 			}
 			g.Id(names.ExtraField).Map(jen.String()).Add(elemRef(t.Extra, t.ExtraNullable)).Tag(map[string]string{"json": "-"})
@@ -843,7 +900,7 @@ func known(t *ir.Type) []jen.Code {
 func codecVar(t *ir.Type) string { return "codec" + t.GoName }
 
 func (e *emitter) structMarshal(t *ir.Type) jen.Code {
-	return jen.Commentf("// MarshalJSON encodes the members in schema order, then %s.", map[bool]string{true: "the undeclared ones by name", false: "nothing else"}[t.Extra != nil]).Line().
+	return docf("MarshalJSON encodes the members in schema order, then %s.", map[bool]string{true: "the undeclared ones by name", false: "nothing else"}[t.Extra != nil]).Line().
 		Func().Params(jen.Id("v").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Id(codecVar(t)).Dot("Encode").Call(jen.Op("&").Id("v"))))
 }
@@ -921,7 +978,7 @@ func (e *emitter) structCodec(t *ir.Type) jen.Code {
 		rows = append(rows, jen.Line())
 	}
 	fields = append(fields, jen.Id("Rows").Op(":").Index().Add(rt("Row")).Values(rows...))
-	return jen.Commentf("// %s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+	return docf("%s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
 		Var().Id(codecVar(t)).Op("=").Add(rt("Struct")).Values(fields...)
 }
 
@@ -966,15 +1023,13 @@ func escape(s string) string { return manifest.EscapePointer(s) }
 func (e *emitter) enumDecl(t *ir.Type) []jen.Code {
 	out := e.typeDoc(t)
 	out = append(out, jen.Type().Id(t.GoName).Add(underlying(t)), jen.Line())
-	out = append(out, jen.Commentf("// Values of %s.", t.GoName))
+	out = append(out, docf("Values of %s.", t.GoName))
 	var cases []jen.Code
 	var lits []string
 	out = append(out, jen.Const().DefsFunc(func(g *jen.Group) {
 		for _, v := range t.Values {
-			for _, c := range comment(v.Doc) {
-				if v.Doc != "" {
-					g.Add(c)
-				}
+			for _, c := range fieldComment(v.Doc) {
+				g.Add(c)
 			}
 			g.Id(v.GoName).Id(t.GoName).Op("=").Add(enumLit(t, v))
 			cases = append(cases, jen.Id(v.GoName))
@@ -1018,10 +1073,11 @@ func enumLit(t *ir.Type, v *ir.EnumValue) jen.Code {
 // definedDecl declares a named array, map, scalar or raw type (roots and
 // recursive definitions).
 func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
-	out := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	if t.Kind == ir.Raw && t.RawReason != "" {
-		out = append(out, comment("", "Raw JSON: "+t.RawReason+".")...)
+		lines = append(lines, "", "Raw JSON: "+t.RawReason+".")
 	}
+	out := comment(lines...)
 	out = append(out, jen.Type().Id(t.GoName).Add(underlying(t)))
 	switch t.Kind {
 	case ir.Raw:
@@ -1061,7 +1117,7 @@ func (e *emitter) definedDecl(t *ir.Type) []jen.Code {
 func variantField(v *ir.Variant) string { return "v" + v.GoName }
 
 func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
-	out := e.typeDoc(t)
+	lines := e.typeDocLines(t)
 	var kinds []string
 	for _, v := range t.Variants {
 		kinds = append(kinds, v.GoName)
@@ -1094,7 +1150,8 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}
-	out = append(out, comment("", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))...)
+	lines = append(lines, "", fmt.Sprintf("It is one of %s, told apart %s. Exactly one is set: build one with %sOf%s and the other constructors, read it with the As methods. The zero value has none set and is invalid.", strings.Join(kinds, ", "), how, t.GoName, kinds[0]))
+	out := comment(lines...)
 	out = append(out, jen.Type().Id(t.GoName).StructFunc(func(g *jen.Group) {
 		for _, v := range t.Variants {
 			if v.Type.Kind == ir.Null {
@@ -1104,63 +1161,56 @@ func (e *emitter) unionDecl(t *ir.Type) []jen.Code {
 			}
 		}
 	}))
+	set := func(v *ir.Variant) jen.Code {
+		if v.Type.Kind == ir.Null {
+			return jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()})
+		}
+		return jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")})
+	}
 	for _, v := range t.Variants {
 		ctor := t.GoName + "Of" + v.GoName
 		if v.Type.Kind == ir.Null {
-			out = append(out, jen.Line(),
-				jen.Commentf("// %s returns the null value.", ctor).Line().
-					Func().Id(ctor).Params().Id(t.GoName).Block(
-					jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()}))))
+			out = append(out, jen.Line(), docf("%s returns the null value.", ctor).Line().
+				Func().Id(ctor).Params().Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 			continue
 		}
-		out = append(out, jen.Line(),
-			jen.Commentf("// %s returns the value whose %s variant is v.", ctor, v.GoName).Line().
-				Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Block(
-				jen.Return(jen.Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")}))))
+		out = append(out, jen.Line(), docf("%s returns the value whose %s variant is v.", ctor, v.GoName).Line().
+			Func().Id(ctor).Params(jen.Id("v").Add(typeRef(v.Type))).Id(t.GoName).Add(oneLine(jen.Return(set(v)))))
 	}
 	for _, v := range t.Variants {
 		f := jen.Id("u").Dot(variantField(v))
 		if v.Type.Kind == ir.Null {
 			out = append(out, jen.Line(),
 				jen.Comment("// IsNull reports whether the value is null.").Line().
-					Func().Params(jen.Id("u").Id(t.GoName)).Id("IsNull").Params().Bool().Block(jen.Return(f)),
+					Func().Params(jen.Id("u").Id(t.GoName)).Id("IsNull").Params().Bool().Add(oneLine(jen.Return(f))),
 				jen.Line(),
 				jen.Comment("// SetNull makes the value null.").Line().
-					Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("SetNull").Params().Block(
-					jen.Op("*").Id("u").Op("=").Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.True()})))
+					Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("SetNull").Params().Add(oneLine(jen.Op("*").Id("u").Op("=").Add(set(v)))))
 			continue
 		}
 		out = append(out, jen.Line(),
-			jen.Commentf("// As%s returns the %s variant and whether it is the one set.", v.GoName, v.GoName).Line().
-				Func().Params(jen.Id("u").Id(t.GoName)).Id("As"+v.GoName).Params().Params(typeRef(v.Type), jen.Bool()).Block(
-				jen.If(f.Clone().Op("==").Nil()).Block(
-					jen.Var().Id("zero").Add(typeRef(v.Type)),
-					jen.Return(jen.Id("zero"), jen.False())),
-				jen.Return(jen.Op("*").Add(f.Clone()), jen.True())),
+			docf("As%s returns the %s variant and whether it is the one set.", v.GoName, v.GoName).Line().
+				Func().Params(jen.Id("u").Id(t.GoName)).Id("As"+v.GoName).Params().Params(typeRef(v.Type), jen.Bool()).Add(oneLine(jen.Return(rt("As").Call(f)))),
 			jen.Line(),
-			jen.Commentf("// Set%s makes v the value, replacing any other variant.", v.GoName).Line().
-				Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("Set"+v.GoName).Params(jen.Id("v").Add(typeRef(v.Type))).Block(
-				jen.Op("*").Id("u").Op("=").Id(t.GoName).Values(jen.Dict{jen.Id(variantField(v)): jen.Op("&").Id("v")})),
+			docf("Set%s makes v the value, replacing any other variant.", v.GoName).Line().
+				Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("Set"+v.GoName).Params(jen.Id("v").Add(typeRef(v.Type))).Add(oneLine(jen.Op("*").Id("u").Op("=").Add(set(v)))),
 		)
 	}
-	// MarshalJSON
 	out = append(out, jen.Line(),
 		jen.Comment("// MarshalJSON encodes the variant that is set.").Line().
-			Func().Params(jen.Id("u").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
-			g.Switch().BlockFunc(func(s *jen.Group) {
-				for _, v := range t.Variants {
-					if v.Type.Kind == ir.Null {
-						s.Case(jen.Id("u").Dot(variantField(v))).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil()))
-						continue
-					}
-					s.Case(jen.Id("u").Dot(variantField(v)).Op("!=").Nil()).Block(jen.Return(jen.Qual(jsonPath, "Marshal").Call(jen.Id("u").Dot(variantField(v)))))
-				}
-			})
-			g.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit(t.GoName+": no variant is set")))
-		}))
-	out = append(out, jen.Line(), e.unionUnmarshal(t), jen.Line(), e.unionValidate(t))
+			Func().Params(jen.Id("u").Id(t.GoName)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).
+			Add(oneLine(jen.Return(jen.Id(codecVar(t)).Dot("Encode").Call(jen.Op("&").Id("u"))))),
+		jen.Line(),
+		jen.Comment("// UnmarshalJSON picks the variant and decodes it strictly, reporting every").Line().
+			Comment("// problem as a *mcpruntime.ValidationError.").Line().
+			Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().
+			Add(oneLine(jen.Return(jen.Id(codecVar(t)).Dot("Decode").Call(jen.Id("data"), jen.Id("u"))))),
+		jen.Line(), e.unionCodec(t), jen.Line(), e.unionValidate(t))
 	return out
 }
+
+// oneLine is a function body of one statement, written on one line.
+func oneLine(st jen.Code) jen.Code { return jen.Custom(jen.Options{Open: "{", Close: "}"}, st) }
 
 func variantTry(t *ir.Type, name string) int {
 	for _, v := range t.Variants {
@@ -1171,87 +1221,80 @@ func variantTry(t *ir.Type, name string) int {
 	return 0
 }
 
-func (e *emitter) unionUnmarshal(t *ir.Type) jen.Code {
-	byKind := map[string][]*ir.Variant{}
-	var order []string
+// unionCodec declares t's table (mcpimpl.Union): its variants in field
+// order, with what tells them apart, and, for a variant that may be
+// decided by trying it, the check of a decoded value.
+func (e *emitter) unionCodec(t *ir.Type) jen.Code {
+	var objects []*ir.Variant
+	kept := false
 	for _, v := range t.Variants {
-		if byKind[v.JSONKind] == nil {
-			order = append(order, v.JSONKind)
+		if v.Unique != "" {
+			objects = append(objects, v)
 		}
-		byKind[v.JSONKind] = append(byKind[v.JSONKind], v)
+		kept = kept || v.Type.Kind == ir.Struct && v.Type.Closed
 	}
-	set := func(v *ir.Variant) []jen.Code {
-		if v.Type.Kind == ir.Null {
-			return []jen.Code{jen.Id("out").Dot(variantField(v)).Op("=").True()}
-		}
-		return []jen.Code{
-			jen.Id("out").Dot(variantField(v)).Op("=").New(typeRef(v.Type)),
-			decodeFn(v.Type).Call(jen.Id("data"), jen.Id("out").Dot(variantField(v)), jen.Lit(""), jen.Op("&").Id("vs")),
-		}
-	}
-	return jen.Comment("// UnmarshalJSON picks the variant and decodes it strictly, reporting every").Line().
-		Comment("// problem as a *mcpruntime.ValidationError.").Line().
-		Func().Params(jen.Id("u").Op("*").Id(t.GoName)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
-		g.Var().Id("vs").Add(rt("Violations"))
-		g.Var().Id("out").Id(t.GoName)
-		g.Switch(jen.Id("kind").Op(":=").Add(rt("JSONKind")).Call(jen.Id("data")), jen.Id("kind")).BlockFunc(func(s *jen.Group) {
-			for _, k := range order {
-				vs := byKind[k]
-				s.Case(jen.Lit(k)).BlockFunc(func(c *jen.Group) {
-					if len(vs) == 1 {
-						for _, st := range set(vs[0]) {
-							c.Add(st)
-						}
-						return
-					}
-					if vs[0].Try > 0 {
-						e.tryVariants(c, t, vs)
-						return
-					}
-					if t.Discriminator != "" {
-						var lits []string
-						c.List(jen.Id("d"), jen.Id("ok")).Op(":=").Add(rt("Member")).Call(jen.Id("data"), jen.Lit(t.Discriminator))
-						c.Switch().BlockFunc(func(sw *jen.Group) {
-							sw.Case(jen.Op("!").Id("ok")).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit(fmt.Sprintf("missing required member %q", t.Discriminator))))
-							for _, v := range vs {
-								lits = append(lits, v.Disc)
-								sw.Case(jen.Id("d").Op("==").Lit(v.Disc)).Block(set(v)...)
-							}
-							sw.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit("/"+escape(t.Discriminator)), jen.Lit("must be one of "+strings.Join(lits, ", "))))
-						})
-						return
-					}
-					var members []string
-					for _, v := range vs {
-						members = append(members, strconv.Quote(v.Unique))
-					}
-					// A variant requires its member, so with one of the
-					// members present only that variant can match; with
-					// several, any of theirs may, and they are tried.
-					c.Id("present").Op(":=").Lit(0)
-					for _, v := range vs {
-						c.If(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(jen.Id("present").Op("++"))
-					}
-					c.If(jen.Id("present").Op(">").Lit(1)).BlockFunc(func(g *jen.Group) {
-						if refuseOthers(vs) {
-							g.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches no variant: has more than one of the members "+strings.Join(members, ", ")))
-						} else {
-							e.tryVariants(g, t, vs)
-						}
-						g.Break()
-					})
-					c.Switch().BlockFunc(func(sw *jen.Group) {
-						for _, v := range vs {
-							sw.Case(rt("HasMember").Call(jen.Id("data"), jen.Lit(v.Unique))).Block(set(v)...)
-						}
-						sw.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches no variant: expected one of the members "+strings.Join(members, ", "))))
-					})
-				})
+	exclusive := len(objects) > 0 && refuseOthers(objects)
+	ck := &checker{e: e, owner: t.GoName + "Try"}
+	var rows []jen.Code
+	for _, v := range t.Variants {
+		row := []jen.Code{jen.Id("Name").Op(":").Lit(v.GoName), jen.Id("Kind").Op(":").Lit(v.JSONKind)}
+		if v.Type.Kind != ir.Null {
+			if h := hintOf(v.Type); h != nil {
+				row = append(row, jen.Id("Hint").Op(":").Add(h))
 			}
-			s.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("expected "+strings.Join(order, " or ")+", found ").Op("+").Id("kind")))
-		})
-		g.Op("*").Id("u").Op("=").Id("out")
-		g.Return(jen.Id("vs").Dot("Err").Call(jen.Lit("")))
+		}
+		if v.Disc != "" {
+			row = append(row, jen.Id("Disc").Op(":").Lit(v.Disc))
+		}
+		if v.Unique != "" {
+			row = append(row, jen.Id("Member").Op(":").Lit(v.Unique))
+		}
+		if v.Try > 0 {
+			row = append(row, jen.Id("Try").Op(":").Lit(v.Try))
+		}
+		if v.Try > 0 || v.Unique != "" && !exclusive {
+			if c := ck.variantCheck(v.Type); c != nil {
+				row = append(row, jen.Id("Check").Op(":").Add(c))
+			}
+		}
+		if t.Tolerant() && t.OneOf && v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
+			row = append(row, jen.Id("Kept").Op(":").True())
+		}
+		rows = append(rows, jen.Line().Values(row...))
+	}
+	rows = append(rows, jen.Line())
+	fields := []jen.Code{jen.Id("Name").Op(":").Lit(t.GoName)}
+	if t.OneOf {
+		fields = append(fields, jen.Id("OneOf").Op(":").True())
+		if t.Tolerant() && kept {
+			fields = append(fields, jen.Id("Tolerant").Op(":").True())
+		}
+	}
+	if t.Discriminator != "" {
+		fields = append(fields, jen.Id("Discriminator").Op(":").Lit(t.Discriminator))
+	}
+	if exclusive {
+		fields = append(fields, jen.Id("Exclusive").Op(":").True())
+	}
+	fields = append(fields, jen.Id("Variants").Op(":").Index().Add(rt("Variant")).Values(rows...))
+	return docf("%s is %s's table for MarshalJSON and UnmarshalJSON.", codecVar(t), t.GoName).Line().
+		Var().Id(codecVar(t)).Op("=").Add(rt("Union")).Values(fields...)
+}
+
+// variantCheck is a Variant's Check for a variant of type vt: its
+// validate method, or for an unnamed type its checks written out; nil
+// when there is nothing to check.
+func (c *checker) variantCheck(vt *ir.Type) jen.Code {
+	if vt.Named {
+		return rt("Checker").Call(jen.Parens(jen.Op("*").Id(vt.GoName)).Dot("validate"))
+	}
+	body := c.checks(vt, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false)
+	if len(body) == 0 {
+		return nil
+	}
+	return jen.Func().Params(jen.Id("v").Any(), jen.Id("vs").Op("*").Add(rt("Violations"))).BlockFunc(func(g *jen.Group) {
+		g.Id("x").Op(":=").Id("v").Assert(jen.Op("*").Add(typeRef(vt)))
+		addAll(g, body)
 	})
 }
 
@@ -1271,91 +1314,6 @@ func refuseOthers(vs []*ir.Variant) bool {
 		}
 	}
 	return true
-}
-
-// tryVariants decodes data with each variant in their try order, each
-// with its own violations: anyOf takes the first that accepts the value,
-// oneOf needs exactly one to.
-func (e *emitter) tryVariants(c *jen.Group, t *ir.Type, vs []*ir.Variant) {
-	vs = slices.Clone(vs)
-	slices.SortFunc(vs, func(a, b *ir.Variant) int { return a.Try - b.Try })
-	var labels []string
-	for _, v := range vs {
-		labels = append(labels, v.GoName)
-	}
-	ck := &checker{e: e, owner: t.GoName + "Try" + ident.Ident(vs[0].JSONKind)}
-	accepts := func(v *ir.Variant) jen.Code {
-		return jen.Func().Params().Op("*").Add(typeRef(v.Type)).BlockFunc(func(f *jen.Group) {
-			f.Id("vs").Op(":=").New(rt("Violations"))
-			f.Id("x").Op(":=").New(typeRef(v.Type))
-			f.Add(decodeFn(v.Type).Call(jen.Id("data"), jen.Id("x"), jen.Lit(""), jen.Id("vs")))
-			if body := ck.checks(v.Type, jen.Parens(jen.Op("*").Id("x")), jen.Lit(""), 0, false); len(body) > 0 {
-				f.If(jen.Id("vs").Dot("Len").Call().Op("==").Lit(0)).Block(body...)
-			}
-			f.If(jen.Id("vs").Dot("Len").Call().Op(">").Lit(0)).Block(jen.Return(jen.Nil()))
-			f.Return(jen.Id("x"))
-		}).Call()
-	}
-	if !t.OneOf {
-		var st *jen.Statement
-		for i, v := range vs {
-			cond := jen.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x"))
-			if i == 0 {
-				st = cond
-			} else {
-				st = st.Else().Add(cond)
-			}
-		}
-		st.Else().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", "))))
-		c.Add(st)
-		return
-	}
-	if t.Tolerant() && slices.ContainsFunc(vs, func(v *ir.Variant) bool { return v.Type.Kind == ir.Struct && v.Type.Closed }) {
-		e.tryTolerant(c, t, vs, labels, accepts)
-		return
-	}
-	c.Id("n").Op(":=").Lit(0)
-	for _, v := range vs {
-		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
-			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
-			jen.Id("n").Op("++"))
-	}
-	c.Switch().Block(
-		jen.Case(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
-		jen.Case(jen.Id("n").Op(">").Lit(1)).Block(
-			jen.Id("out").Op("=").Id(t.GoName).Values(),
-			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
-	)
-}
-
-// tryTolerant is the oneOf of tryVariants for an output with closed
-// object variants, which keep members they do not declare: a variant
-// accepts strictly when it keeps none. Exactly one strict match is the
-// oneOf as the schema says; with none (a newer server added a member),
-// the first variant that accepts the value loosely is taken.
-func (e *emitter) tryTolerant(c *jen.Group, t *ir.Type, vs []*ir.Variant, labels []string, accepts func(*ir.Variant) jen.Code) {
-	c.Var().Id("loose").Id(t.GoName)
-	c.List(jen.Id("n"), jen.Id("strict")).Op(":=").List(jen.Lit(0), jen.Lit(0))
-	for _, v := range vs {
-		var strict jen.Code = jen.True()
-		if v.Type.Kind == ir.Struct && v.Type.Closed && v.Type.Extra != nil {
-			strict = jen.Len(jen.Id("x").Dot(names.ExtraField)).Op("==").Lit(0)
-		}
-		c.If(jen.Id("x").Op(":=").Add(accepts(v)), jen.Id("x").Op("!=").Nil()).Block(
-			jen.If(jen.Id("n").Op("==").Lit(0)).Block(jen.Id("loose").Dot(variantField(v)).Op("=").Id("x")),
-			jen.Id("n").Op("++"),
-			jen.If(strict).Block(
-				jen.If(jen.Id("strict").Op("==").Lit(0)).Block(jen.Id("out").Dot(variantField(v)).Op("=").Id("x")),
-				jen.Id("strict").Op("++")))
-	}
-	c.Switch().Block(
-		jen.Case(jen.Id("strict").Op("==").Lit(1)),
-		jen.Case(jen.Id("strict").Op(">").Lit(1)).Block(
-			jen.Id("out").Op("=").Id(t.GoName).Values(),
-			jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches more than one of the variants "+strings.Join(labels, ", ")))),
-		jen.Case(jen.Id("n").Op(">").Lit(0)).Block(jen.Id("out").Op("=").Id("loose")),
-		jen.Default().Block(jen.Id("vs").Dot("Add").Call(jen.Lit(""), jen.Lit("matches none of the variants "+strings.Join(labels, ", ")))),
-	)
 }
 
 func (e *emitter) unionValidate(t *ir.Type) jen.Code {
@@ -1543,8 +1501,7 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 	subj := subject(r)
 	return []jen.Code{
 		jen.Line(),
-		jen.Commentf("// Validate reports every violation of the %s schema's constraints as a", subj).Line().
-			Comment("// *mcpruntime.ValidationError, or returns nil.").Line().
+		docf("Validate reports every violation of the %s schema's constraints as a *mcpruntime.ValidationError, or returns nil.", subj).Line().
 			Func().Params(jen.Id("v").Op("*").Id(t.GoName)).Id("Validate").Params().Error().Block(
 			jen.Var().Id("vs").Add(rt("Violations")),
 			jen.Id("v").Dot("validate").Call(jen.Lit(""), jen.Op("&").Id("vs")),
@@ -1558,10 +1515,7 @@ func (e *emitter) rootFuncs(r *ir.Root) []jen.Code {
 // struct, union, array or map) leaves the work to mcpimpl.DecodeAndValidate,
 // which is compiled once rather than instantiated for every root.
 func decodeRoot(t *ir.Type, subj string) jen.Code {
-	doc := jen.Commentf("// Decode%s decodes the %s strictly and validates it.", t.GoName, subj).Line().
-		Comment("// Wrong JSON types, missing required members and members a closed object").Line().
-		Comment("// does not declare are violations, as is anything Validate reports; the").Line().
-		Comment("// error is a *mcpruntime.ValidationError listing every one found.").Line()
+	doc := docf("Decode%s decodes the %s strictly and validates it. Wrong JSON types, missing required members and members a closed object does not declare are violations, as is anything Validate reports; the error is a *mcpruntime.ValidationError listing every one found.", t.GoName, subj).Line()
 	if t.Named && (t.Kind == ir.Struct || t.Kind == ir.Union || t.Kind == ir.Array || t.Kind == ir.Map) {
 		nullAware := false
 		if t.Kind == ir.Union {

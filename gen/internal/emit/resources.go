@@ -327,23 +327,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// wrap breaks one generated sentence into comment lines of at most 76
-// characters (text from the server is kept as it is).
-func wrap(p string) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(p) {
-		if line != "" && len(line)+1+len(w) > 76 {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(lines, line)
-}
+// wrap is one generated sentence as comment text: comment breaks it into
+// lines that fit (docText).
+func wrap(p string) []string { return []string{p} }
 
 // rawString is a Go raw string literal of s when it can be one (easier to
 // read in generated code), else an interpreted one.

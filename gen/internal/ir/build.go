@@ -106,7 +106,7 @@ func (b *builder) root(s *Schema) *Root {
 	d.root = n
 	t := &Type{Segment: ident.Ident(s.Bare) + s.Role, Named: true, Loc: Loc{Schema: s}}
 	if t.Segment == s.Role {
-		b.errorf(d, "", "tool name %q has no letters, digits or symbols to build a Go name from; add a rename", s.Tool)
+		b.errorf(d, "", "tool name %q has no letters, digits or symbols to build a Go name from; rename it (config tools.rename)", s.Tool)
 	}
 	t.Pinned = b.pin(d, n, "")
 	r := &Root{Schema: s, Type: t}
@@ -175,6 +175,14 @@ func jsonKindOf(t *Type) string {
 		return "number"
 	}
 	return ""
+}
+
+// configKey is the config names key for the place ptr of schema s.
+func configKey(s *Schema, ptr string) string {
+	if s.Resource {
+		return "<the resource's content schema>" + ptr
+	}
+	return s.Tool + "#/" + strings.ToLower(s.Role[:1]) + s.Role[1:] + "Schema" + ptr
 }
 
 // pin returns the Go name pinned for the node at ptr (config or x-go-name).
@@ -321,7 +329,7 @@ func (b *builder) ref(d *doc, n *node, depth int) (*Type, bool) {
 	if len(toks) == 3 && (toks[1] == "$defs" || toks[1] == "definitions") {
 		t.DefName = ident.Ident(last)
 		if t.DefName == "" {
-			b.errorf(d, target.ptr, "definition name %q has no letters, digits or symbols; pin a Go name", last)
+			b.errorf(d, target.ptr, "definition name %q has no letters, digits or symbols; name it in the config (names: {%q: Name}) or with x-go-name", last, configKey(d.s, target.ptr))
 		}
 	}
 	t.Segment = ident.Ident(last)
@@ -844,7 +852,7 @@ func (b *builder) field(d *doc, name string, pn *node, required bool, parent *Ty
 		f.GoName = ident.Ident(name)
 	}
 	if f.GoName == "" {
-		b.errorf(d, pn.ptr, "property name %q has no letters, digits or symbols to build a Go name from; pin one (config goNames or x-go-name)", name)
+		b.errorf(d, pn.ptr, "property name %q has no letters, digits or symbols to build a Go name from; name it in the config (names: {%q: Name}) or with x-go-name", name, configKey(d.s, pn.ptr))
 		f.GoName = "X"
 	}
 	f.Description = pn.getStr("description")

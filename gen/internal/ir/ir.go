@@ -58,14 +58,18 @@ type Type struct {
 	Kind Kind
 	Loc  Loc
 
-	// Naming: the Go name is Parent's name + Segment, or Pinned, or (for a
-	// $defs entry) DefName when that is unique. Set by Build, resolved by
-	// package names into GoName.
+	// Naming: the Go name is Parent's name + Segment (a $defs entry's
+	// Parent is its schema's root), or Pinned. Set by Build, resolved by
+	// package names into GoName, from the type's own tool alone.
 	Parent  *Type
 	Segment string
 	Pinned  string
 	DefName string
 	GoName  string
+	// Alias is the type this one is declared as, when another type of the
+	// same shape is the shared one (see Share): GoName is then declared as
+	// an alias of Alias.GoName, or not at all when the names are the same.
+	Alias *Type
 	// Root marks a tool's Input or Output type.
 	Root *Root
 
@@ -261,6 +265,9 @@ type Schema struct {
 	// File.
 	File string
 	Base string
+	// Input is the name of the input the schema comes from (File, unless
+	// a config override replaced the schema): types share only within one.
+	Input string
 	// Pins maps JSON Pointers within this schema to pinned Go names.
 	Pins map[string]string
 	// PinsUsed records which Pins were applied, so that a pin that names

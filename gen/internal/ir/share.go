@@ -8,21 +8,24 @@ import (
 	"strings"
 )
 
-// Share makes the structurally identical inline object types of one input
-// file one type, so that a function can take "an entity" whatever tool it
-// came from. Only unpinned structs that are not a root, not a $defs entry
-// and not part of a recursive type are shared; inputs and outputs never
-// share (their decoders differ). taken holds every Go name the package
-// declares without sharing.
+// Share decides which named types of one input are one Go type: those
+// with one signature (everything generated code depends on but their
+// names and documentation), across tools and within one, inputs, outputs
+// and resource contents apart. Every type keeps the name package names
+// gave it from its own tool's schemas; Share only sets Alias, so that each
+// of those names is still declared, as the shared type or as an alias of
+// it, whichever other tools exist.
 //
-// The shared type is named by the longest suffix of type-name segments
-// that every copy's name ends with (create_entities' and delete_entities'
-// ...EntitiesItem → EntitiesItem), when that suffix is more than a generic
-// Item or Value, is not taken, and no other shared group wants it (an
-// input and an output group that want one name get their role after it:
-// RelationsItemInput, RelationsItemOutput); otherwise it keeps the name
-// of the copy that comes first by tool name, role and JSON Pointer. Neither depends on the order tools are listed in.
-func Share(roots []*Root, taken map[string]bool) {
+// The shared type is the first of its group in an order that depends on
+// the group alone: a pinned type first (a name the config or schema
+// chose), then by tool, role, JSON Pointer and name. Each other type of
+// the group is an alias of it (Alias), declared under its own name unless
+// that is the shared type's (several places pinned to one name). With
+// apart (config keepShapesApart) only types of one name are one type.
+// Roots are never shared (their Validate and decoder are their tool's),
+// nor types of a recursive shape (a signature cannot tell two cycles
+// apart).
+func Share(roots []*Root, types []*Type, apart bool) {
 	var all []*Type
 	seen := map[*Type]bool{}
 	var walk func(t *Type)
@@ -32,131 +35,156 @@ func Share(roots []*Root, taken map[string]bool) {
 		}
 		seen[t] = true
 		all = append(all, t)
-		for _, f := range t.Fields {
-			walk(f.Type)
-		}
-		walk(t.Elem)
-		walk(t.Extra)
-		for _, v := range t.Variants {
-			walk(v.Type)
-		}
-		for _, m := range t.Matchers() {
-			walk(m.Type)
+		for _, c := range children(t) {
+			walk(c)
 		}
 	}
 	for _, r := range roots {
 		walk(r.Type)
 	}
+	cyclic := reachesCycle(all)
 	sigs := &sigMemo{memo: map[*Type]string{}, ids: map[string]string{}}
 	groups := map[string][]*Type{}
-	for _, t := range all {
-		if t.Kind != Struct || !t.Named || t.Hidden || t.Root != nil || t.Pinned != "" || t.DefName != "" || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Indirect }) {
+	for _, t := range types {
+		if !t.Named || t.Root != nil || t.Loc.Schema == nil || cyclic[t] {
 			continue
 		}
-		k := t.Loc.Schema.File + "\x00" + signature(t, sigs, map[*Type]bool{})
+		k := t.Loc.Schema.Input + "\x00" + t.Loc.Schema.Role + "\x00" + signature(t, sigs, map[*Type]bool{})
 		groups[k] = append(groups[k], t)
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k, g := range groups {
-			if len(g) > 1 && !yield(k) {
-				return
-			}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
 		}
-	})
-	want := map[string]int{}
-	names := map[string]string{}
-	for _, k := range keys {
-		g := groups[k]
 		slices.SortFunc(g, func(a, b *Type) int {
-			// By tool, role and place in the schema: not by position in the
-			// file, which changes with the order tools are listed in.
-			return cmp.Or(strings.Compare(a.Loc.Schema.Tool, b.Loc.Schema.Tool), strings.Compare(a.Loc.Schema.Role, b.Loc.Schema.Role),
-				strings.Compare(a.Loc.Pointer, b.Loc.Pointer), strings.Compare(strings.Join(chain(a), "."), strings.Join(chain(b), ".")))
-		})
-		if n := commonSuffix(g); n != "" && !taken[n] {
-			names[k] = n
-			want[n]++
-		}
-	}
-	// Groups that want one name and differ in role (an input and an
-	// output copy of one shape) get the role after it.
-	roles := map[string]map[string]bool{}
-	for _, k := range keys {
-		if n := names[k]; n != "" {
-			if roles[n] == nil {
-				roles[n] = map[string]bool{}
+			if (a.Pinned != "") != (b.Pinned != "") {
+				if a.Pinned != "" {
+					return -1
+				}
+				return 1
 			}
-			roles[n][groups[k][0].Loc.Schema.Role] = true
-		}
-	}
-	subst := map[*Type]*Type{}
-	for _, k := range keys {
-		g := groups[k]
-		switch n := names[k]; {
-		case n == "":
-		case want[n] == 1:
-			g[0].Parent, g[0].Segment = nil, n
-		case len(roles[n]) == want[n] && !taken[n+g[0].Loc.Schema.Role]:
-			g[0].Parent, g[0].Segment = nil, n+g[0].Loc.Schema.Role
-		}
-		for _, t := range g[1:] {
-			subst[t] = g[0]
-		}
-	}
-	if len(subst) == 0 {
-		return
-	}
-	to := func(t *Type) *Type {
-		if c, ok := subst[t]; ok {
-			return c
-		}
-		return t
-	}
-	for _, t := range all {
-		for _, f := range t.Fields {
-			f.Type = to(f.Type)
-		}
-		t.Elem, t.Extra = to(t.Elem), to(t.Extra)
-		for _, v := range t.Variants {
-			v.Type = to(v.Type)
-		}
-		for _, m := range t.Matchers() {
-			m.Type = to(m.Type)
+			return cmp.Or(strings.Compare(a.Loc.Schema.Tool, b.Loc.Schema.Tool), strings.Compare(a.Loc.Schema.Role, b.Loc.Schema.Role),
+				strings.Compare(a.Loc.Pointer, b.Loc.Pointer), strings.Compare(a.GoName, b.GoName))
+		})
+		first := map[string]*Type{}
+		for _, t := range g {
+			switch f, ok := first[t.GoName]; {
+			case ok:
+				t.Alias = f
+			case apart || t == g[0]:
+				first[t.GoName] = t
+			default:
+				t.Alias = g[0]
+				first[t.GoName] = g[0]
+			}
 		}
 	}
 }
 
-// chain is the naming segments of t from its root's child down to t.
-func chain(t *Type) []string {
-	var out []string
-	for u := t; u != nil && u.Root == nil; u = u.Parent {
-		out = append(out, u.Segment)
-		if u.DefName != "" || u.Pinned != "" {
-			break
-		}
+// Canonical is the type t is declared as: t, or the shared type it is an
+// alias of.
+func (t *Type) Canonical() *Type {
+	if t.Alias != nil {
+		return t.Alias
 	}
-	slices.Reverse(out)
+	return t
+}
+
+// Declared lists, of the named types of one package in order, the
+// declarations to write: one per Go name, the shared type itself where
+// the name is its own.
+func Declared(types []*Type) []*Type {
+	seen := map[string]bool{}
+	var out []*Type
+	for _, t := range types {
+		if seen[t.GoName] {
+			continue
+		}
+		seen[t.GoName] = true
+		if t.Alias != nil && t.Alias.GoName == t.GoName {
+			t = t.Alias
+		}
+		out = append(out, t)
+	}
 	return out
 }
 
-// commonSuffix is the joined segments every type's chain ends with, or ""
-// when that is empty or only a generic segment.
-func commonSuffix(g []*Type) string {
-	first := chain(g[0])
-	n := len(first)
-	for _, t := range g[1:] {
-		c := chain(t)
-		k := 0
-		for k < n && k < len(c) && first[len(first)-1-k] == c[len(c)-1-k] {
-			k++
+// children are the types t refers to.
+func children(t *Type) []*Type {
+	var out []*Type
+	for _, f := range t.Fields {
+		out = append(out, f.Type)
+	}
+	if t.Elem != nil {
+		out = append(out, t.Elem)
+	}
+	if t.Extra != nil {
+		out = append(out, t.Extra)
+	}
+	for _, v := range t.Variants {
+		out = append(out, v.Type)
+	}
+	for _, m := range t.Matchers() {
+		out = append(out, m.Type)
+	}
+	return out
+}
+
+// reachesCycle returns the types from which a cycle of types can be
+// reached (strongly connected components found once, in reverse
+// topological order, so each is decided from those it reaches).
+func reachesCycle(all []*Type) map[*Type]bool {
+	index := map[*Type]int{}
+	low := map[*Type]int{}
+	onStack := map[*Type]bool{}
+	out := map[*Type]bool{}
+	var stack []*Type
+	next := 0
+	var visit func(t *Type)
+	visit = func(t *Type) {
+		index[t], low[t] = next, next
+		next++
+		stack = append(stack, t)
+		onStack[t] = true
+		for _, u := range children(t) {
+			if _, seen := index[u]; !seen {
+				visit(u)
+				low[t] = min(low[t], low[u])
+			} else if onStack[u] {
+				low[t] = min(low[t], index[u])
+			}
 		}
-		n = k
+		if low[t] != index[t] {
+			return
+		}
+		var comp []*Type
+		for {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[u] = false
+			comp = append(comp, u)
+			if u == t {
+				break
+			}
+		}
+		reach := len(comp) > 1
+		for _, u := range comp {
+			for _, c := range children(u) {
+				reach = reach || c == u || out[c]
+			}
+		}
+		if reach {
+			for _, u := range comp {
+				out[u] = true
+			}
+		}
 	}
-	suffix := first[len(first)-n:]
-	if !slices.ContainsFunc(suffix, func(s string) bool { return s != "Item" && s != "Value" && s != "Extra" }) {
-		return ""
+	for _, t := range all {
+		if _, seen := index[t]; !seen {
+			visit(t)
+		}
 	}
-	return strings.Join(suffix, "")
+	return out
 }
 
 // sigMemo interns signatures: a type's signature names each child by the
@@ -187,11 +215,11 @@ func signature(t *Type, sm *sigMemo, onPath map[*Type]bool) string {
 	onPath[t] = true
 	defer delete(onPath, t)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%t|%t|%t|%s|%d|%s|%t|%s|", t.Kind, t.Named, t.Closed, t.NotNull, t.IntType, t.Base, t.Format, t.Loc.Schema.Tolerant(), strings.Join(t.Notes, ";"))
+	fmt.Fprintf(&b, "%d|%t|%t|%t|%t|%s|%d|%s|%t|%s|", t.Kind, t.Named, t.Hidden, t.Closed, t.NotNull, t.IntType, t.Base, t.Format, t.Loc.Schema.Tolerant(), strings.Join(t.Notes, ";"))
 	b.WriteString(constraintSig(&t.C))
 	fmt.Fprintf(&b, "|n%t|d%v", t.Never, t.DepRequired)
 	for _, v := range t.Values {
-		fmt.Fprintf(&b, "|v%s=%s", v.Canonical, v.Segment)
+		fmt.Fprintf(&b, "|v%s=%s,%s", v.Canonical, v.Segment, v.Pinned)
 	}
 	fmt.Fprintf(&b, "|u%t,%s", t.OneOf, t.Discriminator)
 	for _, v := range t.Variants {

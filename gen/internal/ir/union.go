@@ -377,34 +377,7 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 		}
 	}
 	t.Kind, t.Named, t.OneOf, t.Discriminator = Union, true, key == "oneOf", discMember
-	segs := make([]string, len(infos))
-	for i, vi := range infos {
-		switch {
-		case disc[i] != "":
-			segs[i] = ident.Ident(strings.Trim(vi.discValueText(discMember), `"`))
-		case vi.resolved.getStr("title") != "":
-			segs[i] = ident.Ident(vi.resolved.getStr("title"))
-		case isDefRef(vi.node):
-			segs[i] = ident.Ident(lastToken(vi.node.getStr("$ref")))
-		case unique[i] != "":
-			segs[i] = ident.Ident(unique[i])
-		case try[i] > 0 && ownProperty(infos, i) != "":
-			segs[i] = ident.Ident(ownProperty(infos, i))
-		default:
-			segs[i] = kindSegment(vi.kind)
-		}
-	}
-	dup := map[string]bool{}
-	for _, sg := range segs {
-		if sg == "" || countOf(segs, sg) > 1 {
-			dup[sg] = true
-		}
-	}
-	for i := range segs {
-		if dup[segs[i]] {
-			segs[i] = "Variant" + strconv.Itoa(i)
-		}
-	}
+	segs := b.variantNames(d, infos, disc, discMember, unique)
 	for i, vi := range infos {
 		node := vi.node
 		if hasBase {
@@ -434,8 +407,10 @@ func (b *builder) union(d *doc, n *node, t *Type, types []string, depth int) boo
 			// would no longer be valid once encoded again.
 			vt.Extra = &Type{Kind: Raw, RawReason: "the schema does not restrict undeclared members", Loc: vt.Loc}
 		}
-		if p := d.s.pinAt(vi.node.ptr); p != "" && vt.Pinned == "" && vt.Parent == t {
-			vt.Pinned = p
+		// A pin at the variant names the variant (its constructor and
+		// methods); its inline type is named after it, as any variant's.
+		if p := d.s.pinAt(vi.node.ptr); vt.Parent == t && vt.Pinned != "" && (vt.Pinned == p || vt.Pinned == vi.node.getStr("x-go-name")) {
+			vt.Pinned = ""
 		}
 		t.Variants = append(t.Variants, &Variant{
 			Segment: segs[i], Type: vt, JSONKind: group(vi.kind), Disc: disc[i], Unique: unique[i], Try: try[i],
@@ -706,6 +681,153 @@ func overlap(a, b []string) bool {
 	return slices.ContainsFunc(a, func(s string) bool { return slices.Contains(b, s) })
 }
 
+// variantNames names the variants of a union (infos, in schema order),
+// each by the first of these that no other variant still unnamed shares
+// and no variant took already: a pin (config or x-go-name, on the variant
+// or the definition it refers to), taken even when another variant has
+// it (the collision is then reported); its title; the value of its const
+// discriminator, or of its first required member whose schema is a const
+// (its own const, for a const variant); the definition name of a $ref
+// variant; the required member unique to it (disc and unique come from
+// telling the variants apart), its only required member, or its first
+// required member no other variant mentions; its format; its JSON type;
+// for variants of one JSON type still unnamed, a property no other variant
+// mentions, then the JSON type again (for the one left); then its JSON
+// type and its place among the variants of that type (String1, String2),
+// and Variant<index> only when even that is taken. The names depend on the
+// union's own schema only.
+func (b *builder) variantNames(d *doc, infos []*variantInfo, disc map[int]string, discMember string, unique map[int]string) []string {
+	n := len(infos)
+	const steps = 9
+	cands := make([][steps]string, n)
+	for i, vi := range infos {
+		c := &cands[i]
+		c[0] = variantPin(b, d, vi)
+		c[1] = ident.Ident(vi.resolved.getStr("title"))
+		switch {
+		case disc[i] != "":
+			c[2] = ident.Ident(strings.Trim(vi.discValueText(discMember), `"`))
+		case vi.constVal != nil && vi.constVal.kind != 'o' && vi.constVal.kind != 'a':
+			c[2] = constSegment(vi.constVal)
+		default:
+			for _, p := range vi.props {
+				if cv := constOf(vi.resolved.get("properties").get(p)); cv != nil && slices.Contains(vi.required, p) && cv.kind != 'o' && cv.kind != 'a' && cv.kind != 'z' {
+					c[2] = constSegment(cv)
+					break
+				}
+			}
+		}
+		if isDefRef(vi.node) {
+			c[3] = ident.Ident(lastToken(vi.node.getStr("$ref")))
+		}
+		switch {
+		case unique[i] != "":
+			c[4] = ident.Ident(unique[i])
+		case len(vi.required) == 1:
+			c[4] = ident.Ident(vi.required[0])
+		default:
+			for _, r := range vi.required {
+				if !mentionedByOthers(infos, i, r) {
+					c[4] = ident.Ident(r)
+					break
+				}
+			}
+		}
+		if vi.kind == "string" {
+			c[5] = ident.Ident(vi.resolved.getStr("format"))
+		}
+		c[6] = kindSegment(vi.kind)
+		// Variants of one JSON type still unnamed: a property no other
+		// variant mentions names one, and the JSON type the one left.
+		c[7] = ident.Ident(ownProperty(infos, i))
+		c[8] = c[6]
+	}
+	names := make([]string, n)
+	used := map[string]bool{}
+	for i := range infos {
+		if p := cands[i][0]; p != "" {
+			names[i] = p
+			used[p] = true
+		}
+	}
+	for step := 1; step < steps; step++ {
+		count := map[string]int{}
+		for i := range infos {
+			if names[i] == "" {
+				count[cands[i][step]]++
+			}
+		}
+		for i := range infos {
+			if c := cands[i][step]; names[i] == "" && c != "" && count[c] == 1 && !used[c] {
+				names[i] = c
+				used[c] = true
+			}
+		}
+	}
+	ordinal := map[string]int{}
+	for i, vi := range infos {
+		k := kindSegment(vi.kind)
+		ordinal[k]++
+		if names[i] != "" {
+			continue
+		}
+		c := k + strconv.Itoa(ordinal[k])
+		if k == "" || used[c] {
+			c = "Variant" + strconv.Itoa(i)
+		}
+		names[i] = c
+		used[c] = true
+	}
+	return names
+}
+
+// variantPin is the Go name pinned for a variant: at its place, or, for a
+// $ref variant, at the definition it refers to; "" when none (or when the
+// pin is not an identifier, which building its type reports).
+func variantPin(b *builder, d *doc, vi *variantInfo) string {
+	p := d.s.Pins[vi.node.ptr]
+	if p == "" {
+		p = vi.node.getStr("x-go-name")
+	}
+	if p == "" && vi.node.has("$ref") {
+		if t, ok := b.follow(d, vi.node); ok {
+			p = d.s.Pins[t.ptr]
+			if p == "" {
+				p = t.getStr("x-go-name")
+			}
+		}
+	}
+	if !ident.Valid(p) {
+		return ""
+	}
+	return p
+}
+
+// constSegment names a scalar const value: a string by its words, a
+// number as enum constants are named, true and false as they are.
+func constSegment(c *node) string {
+	switch c.kind {
+	case 's':
+		return ident.Ident(c.str)
+	case 'n':
+		return numSegment(string(c.num))
+	case 'b':
+		return ident.Ident(strconv.FormatBool(c.b))
+	}
+	return ""
+}
+
+// mentionedByOthers reports whether a variant other than i declares or
+// requires member m.
+func mentionedByOthers(infos []*variantInfo, i int, m string) bool {
+	for j, o := range infos {
+		if j != i && (slices.Contains(o.props, m) || slices.Contains(o.required, m)) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownProperty is the first property of variant i that no other variant
 // declares or requires, or "".
 func ownProperty(infos []*variantInfo, i int) string {
@@ -755,16 +877,6 @@ func tryOrder(infos []*variantInfo, idx []int) []int {
 		return a - b
 	})
 	return out
-}
-
-func countOf(ss []string, s string) int {
-	n := 0
-	for _, x := range ss {
-		if x == s {
-			n++
-		}
-	}
-	return n
 }
 
 func (vi *variantInfo) discValueText(member string) string {

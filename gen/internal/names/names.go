@@ -50,7 +50,7 @@ func Check(ds []Decl) []Collision {
 func (c Collision) Message() string {
 	hint := c.B.Hint
 	if hint == "" {
-		hint = "pin a different name for one of them (config goNames or x-go-name)"
+		hint = "name one of them in the config (names) or with x-go-name in the schema"
 	}
 	return fmt.Sprintf("Go name %s is also produced by %s; %s", c.B.Name, c.A.Where, hint)
 }

@@ -18,8 +18,8 @@ const _ = mcpimpl.SupportPackageIsVersion1
 // refuses a value outside the Go type's range, naming the member: it could
 // not be carried without loss.
 
-// ToolName is the wire name of one of the github server's tools;
-// Client.Toolset takes the constants below.
+// ToolName is the wire name of one of the github server's tools; Client.Toolset
+// takes the constants below.
 type ToolName string
 
 // The github server's tools.
@@ -37,9 +37,9 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
-// Invokers builds every typed tool of the github server over c, each with
-// opts; its signature is that of ToolSource.Bind in package runtime/manager,
-// for a connection manager.
+// Invokers builds every typed tool of the github server over c, each with opts;
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewAddIssueReaction(c, opts...),
@@ -48,10 +48,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 }
 
 // Client calls the github server's tools with typed inputs and outputs, and
-// reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller               mcpruntime.Caller
 	opts                 []mcpruntime.Option
@@ -72,17 +72,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "add_issue_reaction", "list_issues")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -185,8 +185,8 @@ func (c *Client) ResumeAddIssueReaction(ctx context.Context, id string) (*mcprun
 }
 
 // AddIssueReactionLinks returns the resource links in res, the result of
-// AddIssueReaction for in, for ReadLink: each remembers the call, so an
-// expired link can be refreshed by making it again.
+// AddIssueReaction for in, for ReadLink: each remembers the call, so an expired
+// link can be refreshed by making it again.
 func (c *Client) AddIssueReactionLinks(in AddIssueReactionInput, res *mcpruntime.TypedResult[mcpruntime.NoOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAddIssueReaction, in, res)
 }
@@ -197,10 +197,9 @@ func (c *Client) ListIssues(ctx context.Context, in ListIssuesInput) (*mcpruntim
 }
 
 // ResumeListIssues makes the "list_issues" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeListIssues(ctx context.Context, id string) (*mcpruntime.TypedResult[ListIssuesOutput], error) {
 	return c.toolListIssues.Resume(ctx, id)
 }
@@ -212,14 +211,15 @@ func (c *Client) ListIssuesLinks(in ListIssuesInput, res *mcpruntime.TypedResult
 	return mcpruntime.LinksOf(c.toolListIssues, in, res)
 }
 
-// AddIssueReactionInput is the input (arguments) of the "add_issue_reaction" tool.
+// AddIssueReactionInput is the input (arguments) of the "add_issue_reaction"
+// tool.
 //
 // The tool's description:
 //
-//	Add a reaction to an issue.
+// Add a reaction to an issue.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type AddIssueReactionInput struct {
 	Owner string `json:"owner"`
 
@@ -241,7 +241,8 @@ func (v *AddIssueReactionInput) UnmarshalJSON(data []byte) error {
 	return codecAddIssueReactionInput.Decode(data, v)
 }
 
-// codecAddIssueReactionInput is AddIssueReactionInput's table for MarshalJSON and UnmarshalJSON.
+// codecAddIssueReactionInput is AddIssueReactionInput's table for MarshalJSON
+// and UnmarshalJSON.
 var codecAddIssueReactionInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -256,24 +257,25 @@ func (v *AddIssueReactionInput) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Content.validate(ptr+"/content", vs)
 }
 
-// Validate reports every violation of the add_issue_reaction input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the add_issue_reaction input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *AddIssueReactionInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("add_issue_reaction input")
 }
 
-// DecodeAddIssueReactionInput decodes the add_issue_reaction input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAddIssueReactionInput decodes the add_issue_reaction input strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAddIssueReactionInput(data []byte) (v AddIssueReactionInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "add_issue_reaction input")
 	return v, err
 }
 
-// AddIssueReactionInputContent is the schema at /properties/content of the "add_issue_reaction" tool's input schema.
+// AddIssueReactionInputContent is the schema at /properties/content of the
+// "add_issue_reaction" tool's input schema.
 type AddIssueReactionInputContent string
 
 // Values of AddIssueReactionInputContent.
@@ -305,8 +307,8 @@ func (e AddIssueReactionInputContent) validate(ptr string, vs *mcpimpl.Violation
 
 // ListIssuesInput is the input (arguments) of the "list_issues" tool.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type ListIssuesInput struct {
 	Owner string `json:"owner"`
 
@@ -330,7 +332,8 @@ func (v *ListIssuesInput) UnmarshalJSON(data []byte) error {
 	return codecListIssuesInput.Decode(data, v)
 }
 
-// codecListIssuesInput is ListIssuesInput's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesInput is ListIssuesInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListIssuesInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "owner", Required: true},
 	{Name: "repo", Required: true},
@@ -353,24 +356,25 @@ func (v *ListIssuesInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_issues input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_issues input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListIssuesInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_issues input")
 }
 
-// DecodeListIssuesInput decodes the list_issues input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListIssuesInput decodes the list_issues input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeListIssuesInput(data []byte) (v ListIssuesInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issues input")
 	return v, err
 }
 
-// ListIssuesInputState is the schema at /properties/state of the "list_issues" tool's input schema.
+// ListIssuesInputState is the schema at /properties/state of the "list_issues"
+// tool's input schema.
 type ListIssuesInputState string
 
 // Values of ListIssuesInputState.
@@ -394,10 +398,11 @@ func (e ListIssuesInputState) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ListIssuesOutput is the output (structured content) of the "list_issues" tool.
+// ListIssuesOutput is the output (structured content) of the "list_issues"
+// tool.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListIssuesOutput struct {
@@ -405,13 +410,14 @@ type ListIssuesOutput struct {
 
 	TotalCount *int64 `json:"totalCount,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListIssuesOutput) MarshalJSON() ([]byte, error) {
 	return codecListIssuesOutput.Encode(&v)
 }
@@ -423,7 +429,8 @@ func (v *ListIssuesOutput) UnmarshalJSON(data []byte) error {
 	return codecListIssuesOutput.Decode(data, v)
 }
 
-// codecListIssuesOutput is ListIssuesOutput's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesOutput is ListIssuesOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecListIssuesOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "issues", Presence: mcpimpl.EmptyArray, Required: true},
 	{Name: "totalCount", Presence: mcpimpl.OmitNil},
@@ -437,27 +444,28 @@ func (v *ListIssuesOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the list_issues output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the list_issues output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *ListIssuesOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("list_issues output")
 }
 
-// DecodeListIssuesOutput decodes the list_issues output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeListIssuesOutput decodes the list_issues output strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeListIssuesOutput(data []byte) (v ListIssuesOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "list_issues output")
 	return v, err
 }
 
-// ListIssuesOutputIssuesItem is the schema at /properties/issues/items of the "list_issues" tool's output schema.
+// ListIssuesOutputIssuesItem is the schema at /properties/issues/items of the
+// "list_issues" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListIssuesOutputIssuesItem struct {
@@ -469,13 +477,14 @@ type ListIssuesOutputIssuesItem struct {
 
 	User *ListIssuesOutputIssuesItemUser `json:"user,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListIssuesOutputIssuesItem) MarshalJSON() ([]byte, error) {
 	return codecListIssuesOutputIssuesItem.Encode(&v)
 }
@@ -487,7 +496,8 @@ func (v *ListIssuesOutputIssuesItem) UnmarshalJSON(data []byte) error {
 	return codecListIssuesOutputIssuesItem.Decode(data, v)
 }
 
-// codecListIssuesOutputIssuesItem is ListIssuesOutputIssuesItem's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesOutputIssuesItem is ListIssuesOutputIssuesItem's table for
+// MarshalJSON and UnmarshalJSON.
 var codecListIssuesOutputIssuesItem = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "number", Required: true},
 	{Name: "title", Required: true},
@@ -502,7 +512,9 @@ func (v *ListIssuesOutputIssuesItem) validate(ptr string, vs *mcpimpl.Violations
 	}
 }
 
-// ListIssuesOutputIssuesItemState is the schema at /properties/issues/items/properties/state of the "list_issues" tool's output schema.
+// ListIssuesOutputIssuesItemState is the schema at
+// /properties/issues/items/properties/state of the "list_issues" tool's output
+// schema.
 type ListIssuesOutputIssuesItemState string
 
 // Values of ListIssuesOutputIssuesItemState.
@@ -528,22 +540,25 @@ func (e ListIssuesOutputIssuesItemState) validate(ptr string, vs *mcpimpl.Violat
 	}
 }
 
-// ListIssuesOutputIssuesItemUser is the schema at /properties/issues/items/properties/user of the "list_issues" tool's output schema.
+// ListIssuesOutputIssuesItemUser is the schema at
+// /properties/issues/items/properties/user of the "list_issues" tool's output
+// schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type ListIssuesOutputIssuesItemUser struct {
 	Login string `json:"login"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v ListIssuesOutputIssuesItemUser) MarshalJSON() ([]byte, error) {
 	return codecListIssuesOutputIssuesItemUser.Encode(&v)
 }
@@ -555,7 +570,8 @@ func (v *ListIssuesOutputIssuesItemUser) UnmarshalJSON(data []byte) error {
 	return codecListIssuesOutputIssuesItemUser.Decode(data, v)
 }
 
-// codecListIssuesOutputIssuesItemUser is ListIssuesOutputIssuesItemUser's table for MarshalJSON and UnmarshalJSON.
+// codecListIssuesOutputIssuesItemUser is ListIssuesOutputIssuesItemUser's table
+// for MarshalJSON and UnmarshalJSON.
 var codecListIssuesOutputIssuesItemUser = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "login", Required: true},
 }}

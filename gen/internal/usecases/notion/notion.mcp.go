@@ -5,7 +5,6 @@ package notion
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/mcpimpl"
@@ -15,8 +14,8 @@ import (
 // This code needs version 1 of the runtime's support package.
 const _ = mcpimpl.SupportPackageIsVersion1
 
-// ToolName is the wire name of one of the notion server's tools;
-// Client.Toolset takes the constants below.
+// ToolName is the wire name of one of the notion server's tools; Client.Toolset
+// takes the constants below.
 type ToolName string
 
 // The notion server's tools.
@@ -32,9 +31,9 @@ func Descriptors() []*mcpruntime.Descriptor {
 	}
 }
 
-// Invokers builds every typed tool of the notion server over c, each with
-// opts; its signature is that of ToolSource.Bind in package runtime/manager,
-// for a connection manager.
+// Invokers builds every typed tool of the notion server over c, each with opts;
+// its signature is that of ToolSource.Bind in package runtime/manager, for a
+// connection manager.
 func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invoker {
 	return []mcpruntime.Invoker{
 		NewAPIPostPage(c, opts...),
@@ -42,10 +41,10 @@ func Invokers(c mcpruntime.Caller, opts ...mcpruntime.Option) []mcpruntime.Invok
 }
 
 // Client calls the notion server's tools with typed inputs and outputs, and
-// reads its resources and prompts. Every call and read goes through one
-// Caller, so a sequence of them shares its session, and with the options given
-// to NewClient (identity, timeout). It is safe for concurrent use if the
-// Caller is.
+// reads its resources and prompts. Every call and read goes through one Caller,
+// so a sequence of them shares its session, and with the options given to
+// NewClient (identity, timeout). It is safe for concurrent use if the Caller
+// is.
 type Client struct {
 	caller          mcpruntime.Caller
 	opts            []mcpruntime.Option
@@ -64,17 +63,17 @@ func NewClient(c mcpruntime.Caller, opts ...mcpruntime.Option) *Client {
 	}
 }
 
-// CheckTools verifies that the server offers every tool these bindings
-// declare. The error is a *mcpruntime.MissingToolError listing what the server
-// offers instead. It returns nil without asking when the Caller cannot list
-// tools (mcpruntime.ToolLister).
+// CheckTools verifies that the server offers every tool these bindings declare.
+// The error is a *mcpruntime.MissingToolError listing what the server offers
+// instead. It returns nil without asking when the Caller cannot list tools
+// (mcpruntime.ToolLister).
 func (c *Client) CheckTools(ctx context.Context) error {
 	return mcpruntime.CheckTools(ctx, c.caller, "API-post-page")
 }
 
 // Toolset returns a least-privilege toolset of just the named tools, for a
-// language-model agent: an agent holding it can call these tools and no
-// others, and cannot reach the connection behind them.
+// language-model agent: an agent holding it can call these tools and no others,
+// and cannot reach the connection behind them.
 func (c *Client) Toolset(tools ...ToolName) (*mcpruntime.Toolset, error) {
 	invokers := make([]mcpruntime.Invoker, 0, len(tools))
 	for _, name := range tools {
@@ -140,17 +139,16 @@ func (c *Client) APIPostPage(ctx context.Context, in APIPostPageInput) (*mcprunt
 }
 
 // ResumeAPIPostPage makes the "API-post-page" call that a gate held, once
-// approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
-// exactly once however often it is resumed. It must run as the principal that
-// made the call.
+// approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError
+// the call returned), and the call runs exactly once however often it is
+// resumed. It must run as the principal that made the call.
 func (c *Client) ResumeAPIPostPage(ctx context.Context, id string) (*mcpruntime.TypedResult[APIPostPageOutput], error) {
 	return c.toolAPIPostPage.Resume(ctx, id)
 }
 
-// APIPostPageLinks returns the resource links in res, the result of
-// APIPostPage for in, for ReadLink: each remembers the call, so an expired
-// link can be refreshed by making it again.
+// APIPostPageLinks returns the resource links in res, the result of APIPostPage
+// for in, for ReadLink: each remembers the call, so an expired link can be
+// refreshed by making it again.
 func (c *Client) APIPostPageLinks(in APIPostPageInput, res *mcpruntime.TypedResult[APIPostPageOutput]) []mcpruntime.ResourceLink {
 	return mcpruntime.LinksOf(c.toolAPIPostPage, in, res)
 }
@@ -159,12 +157,12 @@ func (c *Client) APIPostPageLinks(in APIPostPageInput, res *mcpruntime.TypedResu
 //
 // The tool's description:
 //
-//	Create a page.
+// Create a page.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
 type APIPostPageInput struct {
-	Parent ParentRequest `json:"parent"`
+	Parent APIPostPageInputParentRequest `json:"parent"`
 
 	Title []APIPostPageInputTitleItem `json:"title"`
 
@@ -186,7 +184,8 @@ func (v *APIPostPageInput) UnmarshalJSON(data []byte) error {
 	return codecAPIPostPageInput.Decode(data, v)
 }
 
-// codecAPIPostPageInput is APIPostPageInput's table for MarshalJSON and UnmarshalJSON.
+// codecAPIPostPageInput is APIPostPageInput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAPIPostPageInput = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "parent", Required: true},
 	{Name: "title", Presence: mcpimpl.EmptyArray, Required: true},
@@ -215,116 +214,87 @@ func (v *APIPostPageInput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the API-post-page input schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the API-post-page input schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *APIPostPageInput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("API-post-page input")
 }
 
-// DecodeAPIPostPageInput decodes the API-post-page input strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
-// error is a *mcpruntime.ValidationError listing every one found.
+// DecodeAPIPostPageInput decodes the API-post-page input strictly and validates
+// it. Wrong JSON types, missing required members and members a closed object
+// does not declare are violations, as is anything Validate reports; the error
+// is a *mcpruntime.ValidationError listing every one found.
 func DecodeAPIPostPageInput(data []byte) (v APIPostPageInput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "API-post-page input")
 	return v, err
 }
 
-// ParentRequest is the schema at /$defs/parentRequest of the "API-post-page" tool's input schema.
+// APIPostPageInputParentRequest is the schema at /$defs/parentRequest of the
+// "API-post-page" tool's input schema.
 //
-// It is one of PageID, DatabaseID, told apart by the JSON type and, for objects, by a required member unique to each variant. Exactly one is set: build one with ParentRequestOfPageID and the other constructors, read it with the As methods. The zero value has none set and is invalid.
-type ParentRequest struct {
-	vPageID     *ParentRequestPageID
-	vDatabaseID *ParentRequestDatabaseID
+// It is one of PageID, DatabaseID, told apart by the JSON type and, for
+// objects, by a required member unique to each variant. Exactly one is set:
+// build one with APIPostPageInputParentRequestOfPageID and the other
+// constructors, read it with the As methods. The zero value has none set and is
+// invalid.
+type APIPostPageInputParentRequest struct {
+	vPageID     *APIPostPageInputParentRequestPageID
+	vDatabaseID *APIPostPageInputParentRequestDatabaseID
 }
 
-// ParentRequestOfPageID returns the value whose PageID variant is v.
-func ParentRequestOfPageID(v ParentRequestPageID) ParentRequest {
-	return ParentRequest{vPageID: &v}
+// APIPostPageInputParentRequestOfPageID returns the value whose PageID variant
+// is v.
+func APIPostPageInputParentRequestOfPageID(v APIPostPageInputParentRequestPageID) APIPostPageInputParentRequest {
+	return APIPostPageInputParentRequest{vPageID: &v}
 }
 
-// ParentRequestOfDatabaseID returns the value whose DatabaseID variant is v.
-func ParentRequestOfDatabaseID(v ParentRequestDatabaseID) ParentRequest {
-	return ParentRequest{vDatabaseID: &v}
+// APIPostPageInputParentRequestOfDatabaseID returns the value whose DatabaseID
+// variant is v.
+func APIPostPageInputParentRequestOfDatabaseID(v APIPostPageInputParentRequestDatabaseID) APIPostPageInputParentRequest {
+	return APIPostPageInputParentRequest{vDatabaseID: &v}
 }
 
 // AsPageID returns the PageID variant and whether it is the one set.
-func (u ParentRequest) AsPageID() (ParentRequestPageID, bool) {
-	if u.vPageID == nil {
-		var zero ParentRequestPageID
-		return zero, false
-	}
-	return *u.vPageID, true
+func (u APIPostPageInputParentRequest) AsPageID() (APIPostPageInputParentRequestPageID, bool) {
+	return mcpimpl.As(u.vPageID)
 }
 
 // SetPageID makes v the value, replacing any other variant.
-func (u *ParentRequest) SetPageID(v ParentRequestPageID) {
-	*u = ParentRequest{vPageID: &v}
+func (u *APIPostPageInputParentRequest) SetPageID(v APIPostPageInputParentRequestPageID) {
+	*u = APIPostPageInputParentRequest{vPageID: &v}
 }
 
 // AsDatabaseID returns the DatabaseID variant and whether it is the one set.
-func (u ParentRequest) AsDatabaseID() (ParentRequestDatabaseID, bool) {
-	if u.vDatabaseID == nil {
-		var zero ParentRequestDatabaseID
-		return zero, false
-	}
-	return *u.vDatabaseID, true
+func (u APIPostPageInputParentRequest) AsDatabaseID() (APIPostPageInputParentRequestDatabaseID, bool) {
+	return mcpimpl.As(u.vDatabaseID)
 }
 
 // SetDatabaseID makes v the value, replacing any other variant.
-func (u *ParentRequest) SetDatabaseID(v ParentRequestDatabaseID) {
-	*u = ParentRequest{vDatabaseID: &v}
+func (u *APIPostPageInputParentRequest) SetDatabaseID(v APIPostPageInputParentRequestDatabaseID) {
+	*u = APIPostPageInputParentRequest{vDatabaseID: &v}
 }
 
 // MarshalJSON encodes the variant that is set.
-func (u ParentRequest) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vPageID != nil:
-		return json.Marshal(u.vPageID)
-	case u.vDatabaseID != nil:
-		return json.Marshal(u.vDatabaseID)
-	}
-	return nil, errors.New("ParentRequest: no variant is set")
+func (u APIPostPageInputParentRequest) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputParentRequest.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
-func (u *ParentRequest) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out ParentRequest
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		present := 0
-		if mcpimpl.HasMember(data, "page_id") {
-			present++
-		}
-		if mcpimpl.HasMember(data, "database_id") {
-			present++
-		}
-		if present > 1 {
-			vs.Add("", "matches no variant: has more than one of the members \"page_id\", \"database_id\"")
-			break
-		}
-		switch {
-		case mcpimpl.HasMember(data, "page_id"):
-			out.vPageID = new(ParentRequestPageID)
-			mcpimpl.DecodeInner[ParentRequestPageID](data, out.vPageID, "", &vs)
-		case mcpimpl.HasMember(data, "database_id"):
-			out.vDatabaseID = new(ParentRequestDatabaseID)
-			mcpimpl.DecodeInner[ParentRequestDatabaseID](data, out.vDatabaseID, "", &vs)
-		default:
-			vs.Add("", "matches no variant: expected one of the members \"page_id\", \"database_id\"")
-		}
-	default:
-		vs.Add("", "expected object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+func (u *APIPostPageInputParentRequest) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputParentRequest.Decode(data, u)
 }
 
-func (u *ParentRequest) validate(ptr string, vs *mcpimpl.Violations) {
+// codecAPIPostPageInputParentRequest is APIPostPageInputParentRequest's table
+// for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInputParentRequest = mcpimpl.Union{Name: "APIPostPageInputParentRequest", OneOf: true, Exclusive: true, Variants: []mcpimpl.Variant{
+	{Name: "PageID", Kind: "object", Member: "page_id"},
+	{Name: "DatabaseID", Kind: "object", Member: "database_id"},
+}}
+
+func (u *APIPostPageInputParentRequest) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
 	case u.vPageID != nil:
 		(*u.vPageID).validate(ptr, vs)
@@ -335,117 +305,116 @@ func (u *ParentRequest) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// ParentRequestPageID is the schema at /$defs/parentRequest/oneOf/0 of the "API-post-page" tool's input schema.
+// APIPostPageInputParentRequestPageID is the schema at
+// /$defs/parentRequest/oneOf/0 of the "API-post-page" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
-type ParentRequestPageID struct {
+type APIPostPageInputParentRequestPageID struct {
 	PageID string `json:"page_id"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v ParentRequestPageID) MarshalJSON() ([]byte, error) {
-	return codecParentRequestPageID.Encode(&v)
+func (v APIPostPageInputParentRequestPageID) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputParentRequestPageID.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *ParentRequestPageID) UnmarshalJSON(data []byte) error {
-	return codecParentRequestPageID.Decode(data, v)
+func (v *APIPostPageInputParentRequestPageID) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputParentRequestPageID.Decode(data, v)
 }
 
-// codecParentRequestPageID is ParentRequestPageID's table for MarshalJSON and UnmarshalJSON.
-var codecParentRequestPageID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecAPIPostPageInputParentRequestPageID is
+// APIPostPageInputParentRequestPageID's table for MarshalJSON and
+// UnmarshalJSON.
+var codecAPIPostPageInputParentRequestPageID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "page_id", Required: true},
 }}
 
-func (v *ParentRequestPageID) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *APIPostPageInputParentRequestPageID) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// ParentRequestDatabaseID is the schema at /$defs/parentRequest/oneOf/1 of the "API-post-page" tool's input schema.
+// APIPostPageInputParentRequestDatabaseID is the schema at
+// /$defs/parentRequest/oneOf/1 of the "API-post-page" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
-type ParentRequestDatabaseID struct {
+type APIPostPageInputParentRequestDatabaseID struct {
 	DatabaseID string `json:"database_id"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v ParentRequestDatabaseID) MarshalJSON() ([]byte, error) {
-	return codecParentRequestDatabaseID.Encode(&v)
+func (v APIPostPageInputParentRequestDatabaseID) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputParentRequestDatabaseID.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *ParentRequestDatabaseID) UnmarshalJSON(data []byte) error {
-	return codecParentRequestDatabaseID.Decode(data, v)
+func (v *APIPostPageInputParentRequestDatabaseID) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputParentRequestDatabaseID.Decode(data, v)
 }
 
-// codecParentRequestDatabaseID is ParentRequestDatabaseID's table for MarshalJSON and UnmarshalJSON.
-var codecParentRequestDatabaseID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecAPIPostPageInputParentRequestDatabaseID is
+// APIPostPageInputParentRequestDatabaseID's table for MarshalJSON and
+// UnmarshalJSON.
+var codecAPIPostPageInputParentRequestDatabaseID = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "database_id", Required: true},
 }}
 
-func (v *ParentRequestDatabaseID) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *APIPostPageInputParentRequestDatabaseID) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// APIPostPageInputTitleItem is the schema at /properties/title/items of the "API-post-page" tool's input schema.
+// APIPostPageInputTitleItem is the schema at /properties/title/items of the
+// "API-post-page" tool's input schema.
 //
-// It is one of RichTextRequest, String, Object, told apart by the JSON type and, where that is not enough, by trying RichTextRequest, Object in that order (the most specific first). Exactly one is set: build one with APIPostPageInputTitleItemOfRichTextRequest and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of RichTextRequest, String, Object, told apart by the JSON type
+// and, where that is not enough, by trying RichTextRequest, Object in that
+// order (the most specific first). Exactly one is set: build one with
+// APIPostPageInputTitleItemOfRichTextRequest and the other constructors, read
+// it with the As methods. The zero value has none set and is invalid.
 type APIPostPageInputTitleItem struct {
-	vRichTextRequest *RichTextRequest
+	vRichTextRequest *APIPostPageInputRichTextRequest
 	vString          *string
 	vObject          *map[string]json.RawMessage
 }
 
-// APIPostPageInputTitleItemOfRichTextRequest returns the value whose RichTextRequest variant is v.
-func APIPostPageInputTitleItemOfRichTextRequest(v RichTextRequest) APIPostPageInputTitleItem {
+// APIPostPageInputTitleItemOfRichTextRequest returns the value whose
+// RichTextRequest variant is v.
+func APIPostPageInputTitleItemOfRichTextRequest(v APIPostPageInputRichTextRequest) APIPostPageInputTitleItem {
 	return APIPostPageInputTitleItem{vRichTextRequest: &v}
 }
 
-// APIPostPageInputTitleItemOfString returns the value whose String variant is v.
+// APIPostPageInputTitleItemOfString returns the value whose String variant is
+// v.
 func APIPostPageInputTitleItemOfString(v string) APIPostPageInputTitleItem {
 	return APIPostPageInputTitleItem{vString: &v}
 }
 
-// APIPostPageInputTitleItemOfObject returns the value whose Object variant is v.
+// APIPostPageInputTitleItemOfObject returns the value whose Object variant is
+// v.
 func APIPostPageInputTitleItemOfObject(v map[string]json.RawMessage) APIPostPageInputTitleItem {
 	return APIPostPageInputTitleItem{vObject: &v}
 }
 
-// AsRichTextRequest returns the RichTextRequest variant and whether it is the one set.
-func (u APIPostPageInputTitleItem) AsRichTextRequest() (RichTextRequest, bool) {
-	if u.vRichTextRequest == nil {
-		var zero RichTextRequest
-		return zero, false
-	}
-	return *u.vRichTextRequest, true
+// AsRichTextRequest returns the RichTextRequest variant and whether it is the
+// one set.
+func (u APIPostPageInputTitleItem) AsRichTextRequest() (APIPostPageInputRichTextRequest, bool) {
+	return mcpimpl.As(u.vRichTextRequest)
 }
 
 // SetRichTextRequest makes v the value, replacing any other variant.
-func (u *APIPostPageInputTitleItem) SetRichTextRequest(v RichTextRequest) {
+func (u *APIPostPageInputTitleItem) SetRichTextRequest(v APIPostPageInputRichTextRequest) {
 	*u = APIPostPageInputTitleItem{vRichTextRequest: &v}
 }
 
 // AsString returns the String variant and whether it is the one set.
-func (u APIPostPageInputTitleItem) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
+func (u APIPostPageInputTitleItem) AsString() (string, bool) { return mcpimpl.As(u.vString) }
 
 // SetString makes v the value, replacing any other variant.
-func (u *APIPostPageInputTitleItem) SetString(v string) {
-	*u = APIPostPageInputTitleItem{vString: &v}
-}
+func (u *APIPostPageInputTitleItem) SetString(v string) { *u = APIPostPageInputTitleItem{vString: &v} }
 
 // AsObject returns the Object variant and whether it is the one set.
 func (u APIPostPageInputTitleItem) AsObject() (map[string]json.RawMessage, bool) {
-	if u.vObject == nil {
-		var zero map[string]json.RawMessage
-		return zero, false
-	}
-	return *u.vObject, true
+	return mcpimpl.As(u.vObject)
 }
 
 // SetObject makes v the value, replacing any other variant.
@@ -455,59 +424,22 @@ func (u *APIPostPageInputTitleItem) SetObject(v map[string]json.RawMessage) {
 
 // MarshalJSON encodes the variant that is set.
 func (u APIPostPageInputTitleItem) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vRichTextRequest != nil:
-		return json.Marshal(u.vRichTextRequest)
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	case u.vObject != nil:
-		return json.Marshal(u.vObject)
-	}
-	return nil, errors.New("APIPostPageInputTitleItem: no variant is set")
+	return codecAPIPostPageInputTitleItem.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *APIPostPageInputTitleItem) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out APIPostPageInputTitleItem
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		if x := func() *RichTextRequest {
-			vs := new(mcpimpl.Violations)
-			x := new(RichTextRequest)
-			mcpimpl.DecodeInner[RichTextRequest](data, x, "", vs)
-			if vs.Len() == 0 {
-				(*x).validate("", vs)
-			}
-			if vs.Len() > 0 {
-				return nil
-			}
-			return x
-		}(); x != nil {
-			out.vRichTextRequest = x
-		} else if x := func() *map[string]json.RawMessage {
-			vs := new(mcpimpl.Violations)
-			x := new(map[string]json.RawMessage)
-			mcpimpl.MapOf(mcpimpl.DecodeRaw)(data, x, "", vs)
-			if vs.Len() > 0 {
-				return nil
-			}
-			return x
-		}(); x != nil {
-			out.vObject = x
-		} else {
-			vs.Add("", "matches none of the variants RichTextRequest, Object")
-		}
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	default:
-		vs.Add("", "expected object or string, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecAPIPostPageInputTitleItem.Decode(data, u)
 }
+
+// codecAPIPostPageInputTitleItem is APIPostPageInputTitleItem's table for
+// MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInputTitleItem = mcpimpl.Union{Name: "APIPostPageInputTitleItem", Variants: []mcpimpl.Variant{
+	{Name: "RichTextRequest", Kind: "object", Try: 1, Check: mcpimpl.Checker((*APIPostPageInputRichTextRequest).validate)},
+	{Name: "String", Kind: "string"},
+	{Name: "Object", Kind: "object", Hint: mcpimpl.Raw, Try: 2},
+}}
 
 func (u *APIPostPageInputTitleItem) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -520,34 +452,36 @@ func (u *APIPostPageInputTitleItem) validate(ptr string, vs *mcpimpl.Violations)
 	}
 }
 
-// RichTextRequest is the schema at /$defs/richTextRequest of the "API-post-page" tool's input schema.
+// APIPostPageInputRichTextRequest is the schema at /$defs/richTextRequest of
+// the "API-post-page" tool's input schema.
 //
 // Decoding rejects members the schema does not declare.
-type RichTextRequest struct {
+type APIPostPageInputRichTextRequest struct {
 	Type *string `json:"type,omitempty"`
 
-	Text RichTextRequestText `json:"text"`
+	Text APIPostPageInputRichTextRequestText `json:"text"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v RichTextRequest) MarshalJSON() ([]byte, error) {
-	return codecRichTextRequest.Encode(&v)
+func (v APIPostPageInputRichTextRequest) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputRichTextRequest.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *RichTextRequest) UnmarshalJSON(data []byte) error {
-	return codecRichTextRequest.Decode(data, v)
+func (v *APIPostPageInputRichTextRequest) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputRichTextRequest.Decode(data, v)
 }
 
-// codecRichTextRequest is RichTextRequest's table for MarshalJSON and UnmarshalJSON.
-var codecRichTextRequest = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecAPIPostPageInputRichTextRequest is APIPostPageInputRichTextRequest's
+// table for MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInputRichTextRequest = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "type", Presence: mcpimpl.OmitNil},
 	{Name: "text", Required: true},
 }}
 
-func (v *RichTextRequest) validate(ptr string, vs *mcpimpl.Violations) {
+func (v *APIPostPageInputRichTextRequest) validate(ptr string, vs *mcpimpl.Violations) {
 	if v.Type != nil {
 		if (*v.Type) != "text" {
 			vs.Add(ptr+"/type", "must be \"text\"")
@@ -556,34 +490,38 @@ func (v *RichTextRequest) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Text.validate(ptr+"/text", vs)
 }
 
-// RichTextRequestText is the schema at /$defs/richTextRequest/properties/text of the "API-post-page" tool's input schema.
+// APIPostPageInputRichTextRequestText is the schema at
+// /$defs/richTextRequest/properties/text of the "API-post-page" tool's input
+// schema.
 //
 // Decoding rejects members the schema does not declare.
-type RichTextRequestText struct {
+type APIPostPageInputRichTextRequestText struct {
 	Content string `json:"content"`
 
-	Link mcpruntime.Nullable[RichTextRequestTextLink] `json:"link,omitzero"`
+	Link mcpruntime.Nullable[APIPostPageInputRichTextRequestTextLink] `json:"link,omitzero"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v RichTextRequestText) MarshalJSON() ([]byte, error) {
-	return codecRichTextRequestText.Encode(&v)
+func (v APIPostPageInputRichTextRequestText) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputRichTextRequestText.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type, missing
 // required member and undeclared member is reported in a
 // *mcpruntime.ValidationError.
-func (v *RichTextRequestText) UnmarshalJSON(data []byte) error {
-	return codecRichTextRequestText.Decode(data, v)
+func (v *APIPostPageInputRichTextRequestText) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputRichTextRequestText.Decode(data, v)
 }
 
-// codecRichTextRequestText is RichTextRequestText's table for MarshalJSON and UnmarshalJSON.
-var codecRichTextRequestText = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
+// codecAPIPostPageInputRichTextRequestText is
+// APIPostPageInputRichTextRequestText's table for MarshalJSON and
+// UnmarshalJSON.
+var codecAPIPostPageInputRichTextRequestText = mcpimpl.Struct{Open: mcpimpl.Closed, Rows: []mcpimpl.Row{
 	{Name: "content", Required: true},
 	{Name: "link", Presence: mcpimpl.OmitUnset},
 }}
 
-func (v *RichTextRequestText) validate(ptr string, vs *mcpimpl.Violations) {
+func (v *APIPostPageInputRichTextRequestText) validate(ptr string, vs *mcpimpl.Violations) {
 	if utf8.RuneCountInString(v.Content) > 2000 {
 		vs.Add(ptr+"/content", "must be at most 2000 characters long")
 	}
@@ -592,38 +530,46 @@ func (v *RichTextRequestText) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// RichTextRequestTextLink is the schema at /$defs/richTextRequest/properties/text/properties/link of the "API-post-page" tool's input schema.
+// APIPostPageInputRichTextRequestTextLink is the schema at
+// /$defs/richTextRequest/properties/text/properties/link of the "API-post-page"
+// tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
-type RichTextRequestTextLink struct {
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
+type APIPostPageInputRichTextRequestTextLink struct {
 	URL string `json:"url"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v RichTextRequestTextLink) MarshalJSON() ([]byte, error) {
-	return codecRichTextRequestTextLink.Encode(&v)
+func (v APIPostPageInputRichTextRequestTextLink) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputRichTextRequestTextLink.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
-func (v *RichTextRequestTextLink) UnmarshalJSON(data []byte) error {
-	return codecRichTextRequestTextLink.Decode(data, v)
+func (v *APIPostPageInputRichTextRequestTextLink) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputRichTextRequestTextLink.Decode(data, v)
 }
 
-// codecRichTextRequestTextLink is RichTextRequestTextLink's table for MarshalJSON and UnmarshalJSON.
-var codecRichTextRequestTextLink = mcpimpl.Struct{Rows: []mcpimpl.Row{
+// codecAPIPostPageInputRichTextRequestTextLink is
+// APIPostPageInputRichTextRequestTextLink's table for MarshalJSON and
+// UnmarshalJSON.
+var codecAPIPostPageInputRichTextRequestTextLink = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "url", Required: true},
 }}
 
-func (v *RichTextRequestTextLink) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *APIPostPageInputRichTextRequestTextLink) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// APIPostPageInputIcon is the schema at /properties/icon of the "API-post-page" tool's input schema.
+// APIPostPageInputIcon is the schema at /properties/icon of the "API-post-page"
+// tool's input schema.
 //
-// It is one of String, Object, told apart by the JSON type of the value. Exactly one is set: build one with APIPostPageInputIconOfString and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of String, Emoji, told apart by the JSON type of the value. Exactly
+// one is set: build one with APIPostPageInputIconOfString and the other
+// constructors, read it with the As methods. The zero value has none set and is
+// invalid.
 type APIPostPageInputIcon struct {
 	vString *string
-	vObject *APIPostPageInputIconObject
+	vEmoji  *APIPostPageInputIconEmoji
 }
 
 // APIPostPageInputIconOfString returns the value whose String variant is v.
@@ -631,112 +577,92 @@ func APIPostPageInputIconOfString(v string) APIPostPageInputIcon {
 	return APIPostPageInputIcon{vString: &v}
 }
 
-// APIPostPageInputIconOfObject returns the value whose Object variant is v.
-func APIPostPageInputIconOfObject(v APIPostPageInputIconObject) APIPostPageInputIcon {
-	return APIPostPageInputIcon{vObject: &v}
+// APIPostPageInputIconOfEmoji returns the value whose Emoji variant is v.
+func APIPostPageInputIconOfEmoji(v APIPostPageInputIconEmoji) APIPostPageInputIcon {
+	return APIPostPageInputIcon{vEmoji: &v}
 }
 
 // AsString returns the String variant and whether it is the one set.
-func (u APIPostPageInputIcon) AsString() (string, bool) {
-	if u.vString == nil {
-		var zero string
-		return zero, false
-	}
-	return *u.vString, true
-}
+func (u APIPostPageInputIcon) AsString() (string, bool) { return mcpimpl.As(u.vString) }
 
 // SetString makes v the value, replacing any other variant.
-func (u *APIPostPageInputIcon) SetString(v string) {
-	*u = APIPostPageInputIcon{vString: &v}
+func (u *APIPostPageInputIcon) SetString(v string) { *u = APIPostPageInputIcon{vString: &v} }
+
+// AsEmoji returns the Emoji variant and whether it is the one set.
+func (u APIPostPageInputIcon) AsEmoji() (APIPostPageInputIconEmoji, bool) {
+	return mcpimpl.As(u.vEmoji)
 }
 
-// AsObject returns the Object variant and whether it is the one set.
-func (u APIPostPageInputIcon) AsObject() (APIPostPageInputIconObject, bool) {
-	if u.vObject == nil {
-		var zero APIPostPageInputIconObject
-		return zero, false
-	}
-	return *u.vObject, true
-}
-
-// SetObject makes v the value, replacing any other variant.
-func (u *APIPostPageInputIcon) SetObject(v APIPostPageInputIconObject) {
-	*u = APIPostPageInputIcon{vObject: &v}
+// SetEmoji makes v the value, replacing any other variant.
+func (u *APIPostPageInputIcon) SetEmoji(v APIPostPageInputIconEmoji) {
+	*u = APIPostPageInputIcon{vEmoji: &v}
 }
 
 // MarshalJSON encodes the variant that is set.
 func (u APIPostPageInputIcon) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vString != nil:
-		return json.Marshal(u.vString)
-	case u.vObject != nil:
-		return json.Marshal(u.vObject)
-	}
-	return nil, errors.New("APIPostPageInputIcon: no variant is set")
+	return codecAPIPostPageInputIcon.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *APIPostPageInputIcon) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out APIPostPageInputIcon
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "string":
-		out.vString = new(string)
-		mcpimpl.DecodeString[string](data, out.vString, "", &vs)
-	case "object":
-		out.vObject = new(APIPostPageInputIconObject)
-		mcpimpl.DecodeInner[APIPostPageInputIconObject](data, out.vObject, "", &vs)
-	default:
-		vs.Add("", "expected string or object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecAPIPostPageInputIcon.Decode(data, u)
 }
+
+// codecAPIPostPageInputIcon is APIPostPageInputIcon's table for MarshalJSON and
+// UnmarshalJSON.
+var codecAPIPostPageInputIcon = mcpimpl.Union{Name: "APIPostPageInputIcon", Variants: []mcpimpl.Variant{
+	{Name: "String", Kind: "string"},
+	{Name: "Emoji", Kind: "object"},
+}}
 
 func (u *APIPostPageInputIcon) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
 	case u.vString != nil:
-	case u.vObject != nil:
-		(*u.vObject).validate(ptr, vs)
+	case u.vEmoji != nil:
+		(*u.vEmoji).validate(ptr, vs)
 	default:
 		vs.Add(ptr, "no variant is set")
 	}
 }
 
-// APIPostPageInputIconObject is the schema at /properties/icon/anyOf/2 of the "API-post-page" tool's input schema.
+// APIPostPageInputIconEmoji is the schema at /properties/icon/anyOf/2 of the
+// "API-post-page" tool's input schema.
 //
-// Decoding ignores members the schema does not declare (config
-// inputExtras keeps them).
-type APIPostPageInputIconObject struct {
+// Decoding ignores members the schema does not declare (config inputExtras
+// keeps them).
+type APIPostPageInputIconEmoji struct {
 	Emoji string `json:"emoji"`
 }
 
 // MarshalJSON encodes the members in schema order, then nothing else.
-func (v APIPostPageInputIconObject) MarshalJSON() ([]byte, error) {
-	return codecAPIPostPageInputIconObject.Encode(&v)
+func (v APIPostPageInputIconEmoji) MarshalJSON() ([]byte, error) {
+	return codecAPIPostPageInputIconEmoji.Encode(&v)
 }
 
 // UnmarshalJSON decodes data strictly: every wrong JSON type and missing
 // required member is reported in a *mcpruntime.ValidationError.
-func (v *APIPostPageInputIconObject) UnmarshalJSON(data []byte) error {
-	return codecAPIPostPageInputIconObject.Decode(data, v)
+func (v *APIPostPageInputIconEmoji) UnmarshalJSON(data []byte) error {
+	return codecAPIPostPageInputIconEmoji.Decode(data, v)
 }
 
-// codecAPIPostPageInputIconObject is APIPostPageInputIconObject's table for MarshalJSON and UnmarshalJSON.
-var codecAPIPostPageInputIconObject = mcpimpl.Struct{Rows: []mcpimpl.Row{
+// codecAPIPostPageInputIconEmoji is APIPostPageInputIconEmoji's table for
+// MarshalJSON and UnmarshalJSON.
+var codecAPIPostPageInputIconEmoji = mcpimpl.Struct{Rows: []mcpimpl.Row{
 	{Name: "emoji", Required: true},
 }}
 
-func (v *APIPostPageInputIconObject) validate(ptr string, vs *mcpimpl.Violations) {}
+func (v *APIPostPageInputIconEmoji) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// APIPostPageOutput is the output (structured content) of the "API-post-page" tool.
+// APIPostPageOutput is the output (structured content) of the "API-post-page"
+// tool.
 //
 // Fixed members, sent by MarshalJSON and checked when decoding:
+//
 //   - "object" is always "page".
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type APIPostPageOutput struct {
@@ -750,13 +676,14 @@ type APIPostPageOutput struct {
 
 	Icon mcpruntime.Nullable[APIPostPageOutputIcon] `json:"icon,omitzero"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v APIPostPageOutput) MarshalJSON() ([]byte, error) {
 	return codecAPIPostPageOutput.Encode(&v)
 }
@@ -768,7 +695,8 @@ func (v *APIPostPageOutput) UnmarshalJSON(data []byte) error {
 	return codecAPIPostPageOutput.Decode(data, v)
 }
 
-// codecAPIPostPageOutput is APIPostPageOutput's table for MarshalJSON and UnmarshalJSON.
+// codecAPIPostPageOutput is APIPostPageOutput's table for MarshalJSON and
+// UnmarshalJSON.
 var codecAPIPostPageOutput = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "object", Required: true, Fixed: "\"page\"", FixedText: "\"page\""},
 	{Name: "id", Required: true},
@@ -787,26 +715,31 @@ func (v *APIPostPageOutput) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// Validate reports every violation of the API-post-page output schema's constraints as a
-// *mcpruntime.ValidationError, or returns nil.
+// Validate reports every violation of the API-post-page output schema's
+// constraints as a *mcpruntime.ValidationError, or returns nil.
 func (v *APIPostPageOutput) Validate() error {
 	var vs mcpimpl.Violations
 	v.validate("", &vs)
 	return vs.Err("API-post-page output")
 }
 
-// DecodeAPIPostPageOutput decodes the API-post-page output strictly and validates it.
-// Wrong JSON types, missing required members and members a closed object
-// does not declare are violations, as is anything Validate reports; the
+// DecodeAPIPostPageOutput decodes the API-post-page output strictly and
+// validates it. Wrong JSON types, missing required members and members a closed
+// object does not declare are violations, as is anything Validate reports; the
 // error is a *mcpruntime.ValidationError listing every one found.
 func DecodeAPIPostPageOutput(data []byte) (v APIPostPageOutput, err error) {
 	err = mcpimpl.DecodeAndValidate(data, &v, false, "API-post-page output")
 	return v, err
 }
 
-// APIPostPageOutputCover is the schema at /properties/cover of the "API-post-page" tool's output schema.
+// APIPostPageOutputCover is the schema at /properties/cover of the
+// "API-post-page" tool's output schema.
 //
-// It is one of Object, Caption, told apart by the JSON type and, where that is not enough, by trying Caption, Object in that order (the most specific first); exactly one must accept the value. Exactly one is set: build one with APIPostPageOutputCoverOfObject and the other constructors, read it with the As methods. The zero value has none set and is invalid.
+// It is one of Object, Caption, told apart by the JSON type and, where that is
+// not enough, by trying Caption, Object in that order (the most specific
+// first); exactly one must accept the value. Exactly one is set: build one with
+// APIPostPageOutputCoverOfObject and the other constructors, read it with the
+// As methods. The zero value has none set and is invalid.
 type APIPostPageOutputCover struct {
 	vObject  *APIPostPageOutputCoverObject
 	vCaption *APIPostPageOutputCoverCaption
@@ -824,11 +757,7 @@ func APIPostPageOutputCoverOfCaption(v APIPostPageOutputCoverCaption) APIPostPag
 
 // AsObject returns the Object variant and whether it is the one set.
 func (u APIPostPageOutputCover) AsObject() (APIPostPageOutputCoverObject, bool) {
-	if u.vObject == nil {
-		var zero APIPostPageOutputCoverObject
-		return zero, false
-	}
-	return *u.vObject, true
+	return mcpimpl.As(u.vObject)
 }
 
 // SetObject makes v the value, replacing any other variant.
@@ -838,11 +767,7 @@ func (u *APIPostPageOutputCover) SetObject(v APIPostPageOutputCoverObject) {
 
 // AsCaption returns the Caption variant and whether it is the one set.
 func (u APIPostPageOutputCover) AsCaption() (APIPostPageOutputCoverCaption, bool) {
-	if u.vCaption == nil {
-		var zero APIPostPageOutputCoverCaption
-		return zero, false
-	}
-	return *u.vCaption, true
+	return mcpimpl.As(u.vCaption)
 }
 
 // SetCaption makes v the value, replacing any other variant.
@@ -852,86 +777,21 @@ func (u *APIPostPageOutputCover) SetCaption(v APIPostPageOutputCoverCaption) {
 
 // MarshalJSON encodes the variant that is set.
 func (u APIPostPageOutputCover) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.vObject != nil:
-		return json.Marshal(u.vObject)
-	case u.vCaption != nil:
-		return json.Marshal(u.vCaption)
-	}
-	return nil, errors.New("APIPostPageOutputCover: no variant is set")
+	return codecAPIPostPageOutputCover.Encode(&u)
 }
 
 // UnmarshalJSON picks the variant and decodes it strictly, reporting every
 // problem as a *mcpruntime.ValidationError.
 func (u *APIPostPageOutputCover) UnmarshalJSON(data []byte) error {
-	var vs mcpimpl.Violations
-	var out APIPostPageOutputCover
-	switch kind := mcpimpl.JSONKind(data); kind {
-	case "object":
-		var loose APIPostPageOutputCover
-		n, strict := 0, 0
-		if x := func() *APIPostPageOutputCoverCaption {
-			vs := new(mcpimpl.Violations)
-			x := new(APIPostPageOutputCoverCaption)
-			mcpimpl.DecodeInner[APIPostPageOutputCoverCaption](data, x, "", vs)
-			if vs.Len() == 0 {
-				(*x).validate("", vs)
-			}
-			if vs.Len() > 0 {
-				return nil
-			}
-			return x
-		}(); x != nil {
-			if n == 0 {
-				loose.vCaption = x
-			}
-			n++
-			if len(x.AdditionalProperties) == 0 {
-				if strict == 0 {
-					out.vCaption = x
-				}
-				strict++
-			}
-		}
-		if x := func() *APIPostPageOutputCoverObject {
-			vs := new(mcpimpl.Violations)
-			x := new(APIPostPageOutputCoverObject)
-			mcpimpl.DecodeInner[APIPostPageOutputCoverObject](data, x, "", vs)
-			if vs.Len() == 0 {
-				(*x).validate("", vs)
-			}
-			if vs.Len() > 0 {
-				return nil
-			}
-			return x
-		}(); x != nil {
-			if n == 0 {
-				loose.vObject = x
-			}
-			n++
-			if len(x.AdditionalProperties) == 0 {
-				if strict == 0 {
-					out.vObject = x
-				}
-				strict++
-			}
-		}
-		switch {
-		case strict == 1:
-		case strict > 1:
-			out = APIPostPageOutputCover{}
-			vs.Add("", "matches more than one of the variants Caption, Object")
-		case n > 0:
-			out = loose
-		default:
-			vs.Add("", "matches none of the variants Caption, Object")
-		}
-	default:
-		vs.Add("", "expected object, found "+kind)
-	}
-	*u = out
-	return vs.Err("")
+	return codecAPIPostPageOutputCover.Decode(data, u)
 }
+
+// codecAPIPostPageOutputCover is APIPostPageOutputCover's table for MarshalJSON
+// and UnmarshalJSON.
+var codecAPIPostPageOutputCover = mcpimpl.Union{Name: "APIPostPageOutputCover", OneOf: true, Tolerant: true, Variants: []mcpimpl.Variant{
+	{Name: "Object", Kind: "object", Try: 2, Check: mcpimpl.Checker((*APIPostPageOutputCoverObject).validate), Kept: true},
+	{Name: "Caption", Kind: "object", Try: 1, Check: mcpimpl.Checker((*APIPostPageOutputCoverCaption).validate), Kept: true},
+}}
 
 func (u *APIPostPageOutputCover) validate(ptr string, vs *mcpimpl.Violations) {
 	switch {
@@ -944,22 +804,24 @@ func (u *APIPostPageOutputCover) validate(ptr string, vs *mcpimpl.Violations) {
 	}
 }
 
-// APIPostPageOutputCoverObject is the schema at /properties/cover/oneOf/0 of the "API-post-page" tool's output schema.
+// APIPostPageOutputCoverObject is the schema at /properties/cover/oneOf/0 of
+// the "API-post-page" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type APIPostPageOutputCoverObject struct {
 	URL *string `json:"url,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v APIPostPageOutputCoverObject) MarshalJSON() ([]byte, error) {
 	return codecAPIPostPageOutputCoverObject.Encode(&v)
 }
@@ -971,17 +833,19 @@ func (v *APIPostPageOutputCoverObject) UnmarshalJSON(data []byte) error {
 	return codecAPIPostPageOutputCoverObject.Decode(data, v)
 }
 
-// codecAPIPostPageOutputCoverObject is APIPostPageOutputCoverObject's table for MarshalJSON and UnmarshalJSON.
+// codecAPIPostPageOutputCoverObject is APIPostPageOutputCoverObject's table for
+// MarshalJSON and UnmarshalJSON.
 var codecAPIPostPageOutputCoverObject = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "url", Presence: mcpimpl.OmitNil},
 }}
 
 func (v *APIPostPageOutputCoverObject) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// APIPostPageOutputCoverCaption is the schema at /properties/cover/oneOf/1 of the "API-post-page" tool's output schema.
+// APIPostPageOutputCoverCaption is the schema at /properties/cover/oneOf/1 of
+// the "API-post-page" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type APIPostPageOutputCoverCaption struct {
@@ -989,13 +853,14 @@ type APIPostPageOutputCoverCaption struct {
 
 	Caption *string `json:"caption,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v APIPostPageOutputCoverCaption) MarshalJSON() ([]byte, error) {
 	return codecAPIPostPageOutputCoverCaption.Encode(&v)
 }
@@ -1007,7 +872,8 @@ func (v *APIPostPageOutputCoverCaption) UnmarshalJSON(data []byte) error {
 	return codecAPIPostPageOutputCoverCaption.Decode(data, v)
 }
 
-// codecAPIPostPageOutputCoverCaption is APIPostPageOutputCoverCaption's table for MarshalJSON and UnmarshalJSON.
+// codecAPIPostPageOutputCoverCaption is APIPostPageOutputCoverCaption's table
+// for MarshalJSON and UnmarshalJSON.
 var codecAPIPostPageOutputCoverCaption = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "url", Presence: mcpimpl.OmitNil},
 	{Name: "caption", Presence: mcpimpl.OmitNil},
@@ -1015,10 +881,11 @@ var codecAPIPostPageOutputCoverCaption = mcpimpl.Struct{Open: mcpimpl.ClosedKept
 
 func (v *APIPostPageOutputCoverCaption) validate(ptr string, vs *mcpimpl.Violations) {}
 
-// APIPostPageOutputIcon is the schema at /properties/icon/anyOf/1 of the "API-post-page" tool's output schema.
+// APIPostPageOutputIcon is the schema at /properties/icon/anyOf/1 of the
+// "API-post-page" tool's output schema.
 //
-// The schema closes this object, but a newer release of the server may
-// send more: decoding keeps members the schema does not declare in
+// The schema closes this object, but a newer release of the server may send
+// more: decoding keeps members the schema does not declare in
 // AdditionalProperties and reports each name once through
 // mcpruntime.SetUnknownHook, never as an error.
 type APIPostPageOutputIcon struct {
@@ -1026,13 +893,14 @@ type APIPostPageOutputIcon struct {
 
 	Emoji *string `json:"emoji,omitempty"`
 
-	// AdditionalProperties keeps the members the schema does not declare
-	// (sent by a newer release of the server), so that nothing is lost in a
-	// round trip.
+	// AdditionalProperties keeps the members the schema does not declare (sent
+	// by a newer release of the server), so that nothing is lost in a round
+	// trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// MarshalJSON encodes the members in schema order, then the undeclared ones by name.
+// MarshalJSON encodes the members in schema order, then the undeclared ones by
+// name.
 func (v APIPostPageOutputIcon) MarshalJSON() ([]byte, error) {
 	return codecAPIPostPageOutputIcon.Encode(&v)
 }
@@ -1044,7 +912,8 @@ func (v *APIPostPageOutputIcon) UnmarshalJSON(data []byte) error {
 	return codecAPIPostPageOutputIcon.Decode(data, v)
 }
 
-// codecAPIPostPageOutputIcon is APIPostPageOutputIcon's table for MarshalJSON and UnmarshalJSON.
+// codecAPIPostPageOutputIcon is APIPostPageOutputIcon's table for MarshalJSON
+// and UnmarshalJSON.
 var codecAPIPostPageOutputIcon = mcpimpl.Struct{Open: mcpimpl.ClosedKept, Rows: []mcpimpl.Row{
 	{Name: "type", Required: true},
 	{Name: "emoji", Presence: mcpimpl.OmitNil},
@@ -1054,7 +923,9 @@ func (v *APIPostPageOutputIcon) validate(ptr string, vs *mcpimpl.Violations) {
 	v.Type.validate(ptr+"/type", vs)
 }
 
-// APIPostPageOutputIconType is the schema at /properties/icon/anyOf/1/properties/type of the "API-post-page" tool's output schema.
+// APIPostPageOutputIconType is the schema at
+// /properties/icon/anyOf/1/properties/type of the "API-post-page" tool's output
+// schema.
 type APIPostPageOutputIconType string
 
 // Values of APIPostPageOutputIconType.

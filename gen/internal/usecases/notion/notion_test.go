@@ -16,9 +16,9 @@ import (
 
 func TestBuildPageInOneExpression(t *testing.T) {
 	in := notion.APIPostPageInput{
-		Parent: notion.ParentRequestOfDatabaseID(notion.ParentRequestDatabaseID{DatabaseID: "db1"}),
+		Parent: notion.APIPostPageInputParentRequestOfDatabaseID(notion.APIPostPageInputParentRequestDatabaseID{DatabaseID: "db1"}),
 		Title: []notion.APIPostPageInputTitleItem{
-			notion.APIPostPageInputTitleItemOfRichTextRequest(notion.RichTextRequest{Text: notion.RichTextRequestText{Content: "Roadmap"}}),
+			notion.APIPostPageInputTitleItemOfRichTextRequest(notion.APIPostPageInputRichTextRequest{Text: notion.APIPostPageInputRichTextRequestText{Content: "Roadmap"}}),
 			notion.APIPostPageInputTitleItemOfString("plain"),
 		},
 		AtContext: ptr("ctx"),
@@ -74,6 +74,21 @@ func TestDecodeWhatAServerSends(t *testing.T) {
 	} {
 		if _, err := notion.DecodeAPIPostPageInput([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+// Text that is not JSON is said to be, whatever JSON type it starts like.
+func TestNotJSON(t *testing.T) {
+	for _, in := range []string{"nonsense", "tx", "fx", "1x", "-x", "x", `"a`} {
+		_, errIn := notion.DecodeAPIPostPageInput([]byte(in))
+		_, errOut := notion.DecodeAPIPostPageOutput([]byte(in))
+		var u notion.APIPostPageInputIcon
+		errUnion := u.UnmarshalJSON([]byte(in))
+		for _, err := range []error{errIn, errOut, errUnion} {
+			if err == nil || !strings.Contains(err.Error(), "invalid JSON") || strings.Contains(err.Error(), "null") {
+				t.Errorf("%q: %v, want invalid JSON", in, err)
+			}
 		}
 	}
 }
