@@ -73,7 +73,8 @@ type Server struct {
 	// that MCP method ("tools/call").
 	Requests     []string
 	StepUpMethod string
-	// Bearers lists the token of every MCP request let through, in order.
+	// Bearers lists the token of every MCP request let through, in order;
+	// read it with SeenBearers while the server runs.
 	Bearers []string
 
 	mu        sync.Mutex
@@ -407,4 +408,13 @@ func (r *Recorder) Requests() []*http.Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.reqs)
+}
+
+// SeenBearers returns a copy of Bearers, safe to read while requests
+// arrive (a connection's own requests, such as its event stream, may come
+// at any time).
+func (s *Server) SeenBearers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.Bearers)
 }

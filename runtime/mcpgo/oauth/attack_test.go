@@ -196,7 +196,7 @@ func TestInsecureAuthorizationServerRefused(t *testing.T) {
 			if n := len(plain.Requests()); n != 0 {
 				t.Errorf("the plain-http endpoint got %d requests", n)
 			}
-			if s := sensitive(as.Seen()); len(s) != 0 {
+			if s := sensitive(as.SeenBearers()); len(s) != 0 {
 				t.Errorf("the flow went on: %v", s)
 			}
 		})
@@ -226,7 +226,7 @@ func TestIssuerMismatchRefused(t *testing.T) {
 			if e := c.Entry(); e != nil {
 				t.Errorf("cached %v", e)
 			}
-			if s := sensitive(as.Seen()); len(s) != 0 {
+			if s := sensitive(as.SeenBearers()); len(s) != 0 {
 				t.Errorf("the flow went on: %v", s)
 			}
 		})
@@ -257,7 +257,7 @@ func TestResourceMetadataRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "resource") {
 				t.Errorf("login: %v", err)
 			}
-			if s := sensitive(as.Seen()); len(s) != 0 || as.Authorizations != 0 {
+			if s := sensitive(as.SeenBearers()); len(s) != 0 || as.Authorizations != 0 {
 				t.Errorf("the flow went on: %v", s)
 			}
 		})
@@ -681,7 +681,7 @@ func TestSecretsBounded(t *testing.T) {
 			}
 			// The most recent tokens the server saw are there; with a
 			// negative bound, every one.
-			seen := slices.Compact(slices.Clone(as.Bearers))
+			seen := slices.Compact(as.SeenBearers())
 			recent := seen
 			if keep >= 0 {
 				recent = seen[max(0, len(seen)-bound/2):]
