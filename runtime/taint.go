@@ -117,6 +117,9 @@ func (r *Run) Tainted() (Provenance, bool) {
 func recordTaint(next handler) handler {
 	return func(ctx context.Context, c *call) (*Result, error) {
 		res, err := next(ctx, c)
+		if c.op == opStatus || c.op == opCancel {
+			return res, err // a task's status, not its result
+		}
 		var pe *ProtocolError
 		switch {
 		case res != nil:

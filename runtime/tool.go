@@ -28,6 +28,7 @@ type toolOptions struct {
 	server      string
 	rendering   Rendering
 	observer    Observer
+	taskTTL     time.Duration
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
@@ -114,6 +115,10 @@ type toolCore struct {
 	rendering   Rendering
 	newIn       func() any // a new *I
 	newOut      func() any // a new *O
+	// poll is the chain of a task's requests (task.go): the bearer
+	// token, the timeout, the result's provenance; no gate.
+	poll    handler
+	taskTTL time.Duration
 }
 
 // NewTool builds a typed tool over c. It never touches the network.
@@ -147,6 +152,7 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 		rendering:   o.rendering,
 		newIn:       newIn,
 		newOut:      newOut,
+		taskTTL:     o.taskTTL,
 	}
 	var gate interceptor
 	if o.gate != nil {
@@ -157,6 +163,7 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 		t.declared = declaredProperties(desc.InputSchema, o.identityArg)
 	}
 	t.handle = chain(callerHandler(c), observing(o.observer, c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
+	t.poll = chain(callerHandler(c), identity("", nil), timeout(o.timeout), recordTaint)
 }
 
 // Descriptor returns the tool's descriptor.
@@ -205,6 +212,9 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 }
 
 func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
+	if t.desc.TaskSupport == TaskRequired {
+		return t.requiredTask()
+	}
 	if err := in.(validator).Validate(); err != nil {
 		return t.inputError(err)
 	}
@@ -467,6 +477,9 @@ func (t *toolCore) invoke(ctx context.Context, args json.RawMessage) (ModelResul
 	c, err := t.newCall(ctx, args)
 	if err != nil {
 		return ModelResult{}, err
+	}
+	if t.desc.TaskSupport == TaskRequired {
+		return t.invokeTask(ctx, c)
 	}
 	res, err := t.handle(ctx, c)
 	return t.modelResult(ctx, c, res, err)

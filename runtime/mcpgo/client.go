@@ -29,7 +29,10 @@ import (
 // only when its handler is given.
 
 // WithProtocolVersion pins the protocol version instead of negotiating the
-// newest both sides speak ("2025-11-25", "2026-07-28", ...).
+// newest both sides speak ("2025-11-25", "2026-07-28", ...). A server that
+// answers with another version fails the connection with a
+// *VersionMismatchError naming both (inside the *mcpruntime.ConnectError,
+// marked permanent for the connection manager).
 func WithProtocolVersion(v string) Option {
 	return func(c *config) { c.protocol = v }
 }

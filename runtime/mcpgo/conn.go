@@ -357,13 +357,13 @@ type Conn struct {
 	cur     *link
 	pending *attempt
 	closed  bool
-	// continuous: the streamable HTTP server speaks an older protocol,
-	// whose server-to-client messages come on the standalone GET stream;
-	// mcp-go opens it only when asked before connecting.
-	continuous bool
 
 	toolsMu sync.Mutex
 	tools   []string // sorted; nil until listed
+	// taskTools: the listed tools' execution.taskSupport, where set.
+	taskTools map[string]string
+
+	taskProgress taskProgressRoutes
 
 	progress progressRoutes
 	watch    resourceWatch
@@ -379,9 +379,9 @@ type link struct {
 	modern     bool
 	stopListen func()
 	closeIdle  func() // the HTTP client's idle connections
-	// continuous: dialed with mcp-go's standalone GET stream (an older
-	// protocol over streamable HTTP); listening is closed once the first
-	// GET for it is answered or fails.
+	// continuous: dialed with mcp-go's standalone GET stream, which it
+	// opens on an older protocol over streamable HTTP; listening is closed
+	// once the first GET for it is answered or fails.
 	continuous bool
 	listening  chan struct{}
 	listenOnce sync.Once
@@ -466,13 +466,14 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 			o = append(o, transport.WithHTTPHeaders(c.cfg.headers))
 		}
 		o = append(o, transport.WithHTTPHeaderFunc(c.cfg.requestHeaders), transport.WithHTTPLogger(discardLogger))
-		c.mu.Lock()
-		continuous := c.continuous
-		c.mu.Unlock()
-		if continuous {
-			o = append(o, transport.WithContinuousListening())
-			l.continuous = true
-		}
+		// On an older protocol, server-to-client messages come only on the
+		// standalone GET stream, which mcp-go opens only when asked before
+		// connecting; it opens none on a 2026-07-28 connection. mcp-go's
+		// client takes the option as a reason not to try 2026-07-28, which
+		// the tap hides (listenAnyway), so one handshake finds the
+		// version and the stream opens when that is an older one.
+		o = append(o, transport.WithContinuousListening())
+		l.continuous = true
 		return transport.NewStreamableHTTP(endpoint, o...)
 	}
 	return c
@@ -549,6 +550,9 @@ func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	t.busy++
 	t.mu.Unlock()
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp = methodNotFound404(req, resp)
+	}
 	if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") == "" && t.onListen != nil {
 		t.onListen()
 	}
@@ -761,26 +765,6 @@ func (c *Conn) connect(a *attempt) {
 }
 
 func (c *Conn) open() (*link, error) {
-	l, err := c.openOnce()
-	if err != nil || c.kind != kindHTTP || l.modern {
-		return l, err
-	}
-	c.mu.Lock()
-	again := !c.continuous
-	c.continuous = true
-	c.mu.Unlock()
-	if !again {
-		return l, nil
-	}
-	// An older protocol over streamable HTTP: server-to-client messages
-	// come only on the standalone GET stream, which mcp-go opens only when
-	// asked before connecting (and then it stays on the older protocol).
-	// Remembered for this Conn's later connections.
-	l.close()
-	return c.openOnce()
-}
-
-func (c *Conn) openOnce() (*link, error) {
 	life, cancel := context.WithCancel(c.life)
 	l := &link{life: life, cancel: cancel, listening: make(chan struct{})}
 	tr, err := c.dial(l)
@@ -788,7 +772,7 @@ func (c *Conn) openOnce() (*link, error) {
 		l.cancel()
 		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst), append(c.clientOptions(), c.cfg.clientOpts...)...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst, l.continuous), append(c.clientOptions(), c.cfg.clientOpts...)...)
 	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
 	// stdio it is the process's), so it is the link's, not a caller's.
@@ -832,6 +816,13 @@ func (c *Conn) openOnce() (*link, error) {
 			err = cause
 		}
 		err = c.connectError(l, err)
+		l.close()
+		return nil, err
+	}
+	if pin, got := c.cfg.protocol, cli.ProtocolVersion(); pin != "" && got != pin {
+		// A pin is not a preference: the server settling on another
+		// version fails the connection, and every retry would too.
+		err = c.connectError(l, &manager.PermanentError{Err: &VersionMismatchError{Pinned: pin, Server: got}})
 		l.close()
 		return nil, err
 	}
@@ -973,6 +964,7 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 		kept[t.Name] = true
 	}
 	var names []string
+	taskTools := map[string]string{}
 	for _, page := range sink.get() {
 		var p struct {
 			Tools []json.RawMessage `json:"tools"`
@@ -982,13 +974,19 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 		}
 		for _, t := range p.Tools {
 			var tool struct {
-				Name string `json:"name"`
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
 			}
 			if json.Unmarshal(t, &tool) != nil || tool.Name == "" {
 				continue
 			}
 			if kept[tool.Name] || !bytes.Contains(t, []byte("x-mcp-header")) {
 				names = append(names, tool.Name)
+				if ts := tool.Execution.TaskSupport; ts != "" {
+					taskTools[tool.Name] = ts
+				}
 			}
 		}
 	}
@@ -998,9 +996,16 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 		names = []string{}
 	}
 	c.toolsMu.Lock()
-	c.tools = names
+	c.tools, c.taskTools = names, taskTools
 	c.toolsMu.Unlock()
 	return slices.Clone(names), nil
+}
+
+// taskSupport is the listed tool's execution.taskSupport, "" when unknown.
+func (c *Conn) taskSupport(name string) string {
+	c.toolsMu.Lock()
+	defer c.toolsMu.Unlock()
+	return c.taskTools[name]
 }
 
 func (c *Conn) forgetTools() {
@@ -1057,6 +1062,11 @@ var errLinkEnded = errors.New("the connection ended")
 
 // CallTool implements mcpruntime.Caller.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	return c.callTool(ctx, name, args, nil)
+}
+
+// callTool makes a tools/call, task-augmented when task is set (tasks.go).
+func (c *Conn) callTool(ctx context.Context, name string, args json.RawMessage, task *mcp.TaskParams) (*mcpruntime.Result, error) {
 	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
@@ -1068,20 +1078,38 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if err := c.checkTool(ctx, name); err != nil {
 		return nil, err
 	}
+	if task != nil {
+		if err := c.checkTasks(l, name); err != nil {
+			return nil, err
+		}
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	s := &sink{}
-	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}}
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args, Task: task}}
+	var raw json.RawMessage
 	if fn := mcpruntime.ProgressFrom(ctx); fn != nil {
 		token, done := c.progress.add(fn)
-		defer done()
+		defer func() {
+			if id := taskID(raw); task != nil && id != "" {
+				// A task's progress comes after its start is answered.
+				c.taskProgress.keep(id, done)
+				return
+			}
+			done()
+		}()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	bctx, release := c.bound(ctx, l)
 	defer release()
 	res, err := l.cli.CallTool(context.WithValue(bctx, sinkKey{}, s), req)
 	raw, rpcErr := s.get()
+	if task != nil && rpcErr == nil && taskID(raw) != "" {
+		// The task exists once the start is answered, whatever mcp-go
+		// made of the answer.
+		return &mcpruntime.Result{Raw: raw}, nil
+	}
 	if err != nil || rpcErr != nil {
 		if cerr := settle(ctx); cerr != nil {
 			// The context ended: that, not what the server or transport
@@ -1090,7 +1118,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 		}
 	}
 	if rpcErr != nil {
-		return nil, &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
+		pe := &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
+		if task == nil && rpcErr.Code == mcp.METHOD_NOT_FOUND && c.taskSupport(name) == string(mcp.TaskSupportRequired) {
+			pe.Message += fmt.Sprintf(" (tool %q runs only as a task: its execution.taskSupport is required, so it must be started as one)", name)
+		}
+		return nil, pe
 	}
 	if err != nil && (raw == nil || inputRequired(raw)) {
 		return nil, c.requestError(ctx, l, fmt.Sprintf("call to tool %q", name), err)

@@ -11,7 +11,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -36,9 +35,6 @@ type Connector struct {
 	resolver     manager.Resolver
 	stderr       io.Writer
 	opts         []Option
-
-	mu     sync.Mutex
-	legacy map[string]bool // streamable HTTP servers found to speak an older protocol
 }
 
 // ConnectorOption configures a Connector.
@@ -65,7 +61,7 @@ func WithConnOptions(opts ...Option) ConnectorOption {
 // time (AllowPrivateNetworks; p.Resolver, if set, is also the dialer's
 // resolver unless WithDialResolver says otherwise).
 func NewConnector(p manager.Policy, opts ...ConnectorOption) *Connector {
-	c := &Connector{allowPrivate: p.AllowPrivateNetworks, resolver: p.Resolver, legacy: map[string]bool{}}
+	c := &Connector{allowPrivate: p.AllowPrivateNetworks, resolver: p.Resolver}
 	for _, o := range opts {
 		o(c)
 	}
@@ -110,24 +106,12 @@ func (c *Connector) Connect(ctx context.Context, cfg manager.ServerConfig, ev ma
 	}
 	// The manager decides about reconnecting: one Conn, one connection.
 	conn.single = true
-	conn.continuous = c.isLegacy(cfg.ID)
 	l, err := conn.link(ctx)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
-	if conn.continuous {
-		c.mu.Lock()
-		c.legacy[cfg.ID] = true
-		c.mu.Unlock()
-	}
 	return &session{server: cfg.ID, conn: conn, l: l}, nil
-}
-
-func (c *Connector) isLegacy(id string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.legacy[id]
 }
 
 func mergeHeaders(a, b map[string]string) map[string]string {

@@ -1,0 +1,449 @@
+package mcpruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// TaskSupport is a tool's execution.taskSupport: whether it can run as a
+// task (tools/call with task augmentation, polled with tasks/get).
+type TaskSupport string
+
+const (
+	// TaskForbidden: the tool runs as a plain call only (the default, and
+	// what "forbidden" or no execution member says).
+	TaskForbidden TaskSupport = ""
+	// TaskOptional: the tool runs either way; Call and Invoke make a plain
+	// call, Start a task.
+	TaskOptional TaskSupport = "optional"
+	// TaskRequired: the tool runs as a task only. Call refuses it before
+	// anything is sent; Start and Invoke start a task.
+	TaskRequired TaskSupport = "required"
+)
+
+// TaskCaller is implemented by Callers that can run a tool call as a task
+// (the mcpgo Conn does, on servers that declare tasks.requests.tools.call).
+type TaskCaller interface {
+	// StartTool sends a task-augmented tools/call (ttl 0: the server's
+	// default retention). The Result's Raw is the server's answer: a
+	// CreateTaskResult ({"task":{...}}), or a plain tool result when the
+	// server ran the call at once.
+	StartTool(ctx context.Context, name string, args json.RawMessage, ttl time.Duration) (*Result, error)
+	TaskStatus(ctx context.Context, ref TaskRef) (TaskStatus, error)
+	// TaskResult returns the finished task's tool result (tasks/result).
+	TaskResult(ctx context.Context, ref TaskRef) (*Result, error)
+	CancelTask(ctx context.Context, ref TaskRef) (TaskStatus, error)
+}
+
+// TaskRef is what is needed to find a task again, in this process or
+// another: save it (it is JSON, and holds no secret) and give it to
+// Tool.TaskOf. Polls must run as the principal that started the task: the
+// server binds a task to the requestor's authorization context.
+type TaskRef struct {
+	ID        string `json:"taskId"`
+	Tool      string `json:"tool"`
+	Server    string `json:"server"`
+	Principal string `json:"principal,omitempty"`
+	// Session is the connection's session when the server binds tasks to
+	// one (an older protocol over streamable HTTP); "" otherwise.
+	Session string `json:"session,omitempty"`
+}
+
+// TaskState is a task's status.
+type TaskState string
+
+const (
+	TaskWorking       TaskState = "working"
+	TaskInputRequired TaskState = "input_required"
+	TaskCompleted     TaskState = "completed"
+	TaskFailed        TaskState = "failed"
+	TaskCancelled     TaskState = "cancelled"
+)
+
+// Terminal reports whether the state is final.
+func (s TaskState) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// TaskStatus is what the server says of a task. Message is the server's
+// text.
+type TaskStatus struct {
+	ID               string
+	State            TaskState
+	Message          string
+	Created, Updated time.Time     // zero when the server sent none
+	TTL              time.Duration // 0: kept as long as the server likes
+	PollInterval     time.Duration // 0: the server suggests none
+}
+
+// ParseTaskStatus reads a task as the specification writes it (taskId,
+// status, statusMessage, createdAt, lastUpdatedAt, ttl and pollInterval in
+// milliseconds), for TaskCaller implementations.
+func ParseTaskStatus(raw json.RawMessage) (TaskStatus, error) {
+	var w struct {
+		ID      string    `json:"taskId"`
+		State   TaskState `json:"status"`
+		Message string    `json:"statusMessage"`
+		Created string    `json:"createdAt"`
+		Updated string    `json:"lastUpdatedAt"`
+		TTL     *float64  `json:"ttl"`
+		Poll    *float64  `json:"pollInterval"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return TaskStatus{}, fmt.Errorf("task: %w", err)
+	}
+	if w.ID == "" || w.State == "" {
+		return TaskStatus{}, errors.New("task: no taskId or status")
+	}
+	ms := func(f *float64) time.Duration {
+		if f == nil || *f <= 0 || *f > float64(1<<62)/float64(time.Millisecond) {
+			return 0
+		}
+		return time.Duration(*f * float64(time.Millisecond))
+	}
+	s := TaskStatus{ID: w.ID, State: w.State, Message: w.Message, TTL: ms(w.TTL), PollInterval: ms(w.Poll)}
+	s.Created, _ = time.Parse(time.RFC3339Nano, w.Created)
+	s.Updated, _ = time.Parse(time.RFC3339Nano, w.Updated)
+	return s, nil
+}
+
+// TaskError is a task that ended without a result: cancelled, or failed
+// with a JSON-RPC error (Err) rather than a tool result.
+type TaskError struct {
+	Tool, ID string
+	State    TaskState
+	Message  string // the server's statusMessage
+	Err      error
+}
+
+func (e *TaskError) Error() string {
+	s := fmt.Sprintf("tool %q: task %s %s", e.Tool, e.ID, e.State)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// DefaultTaskPoll is how often Wait polls a task whose server suggests no
+// interval.
+const DefaultTaskPoll = 500 * time.Millisecond
+
+// WithTaskTTL asks the server to keep the tool's tasks for d after they
+// are created (default: the server's choice).
+func WithTaskTTL(d time.Duration) Option { return func(o *toolOptions) { o.taskTTL = max(d, 0) } }
+
+// Task is a running (or finished) task of a tool: its status, progress,
+// its typed result, its cancellation. Ref saves it for another process.
+type Task[O any] struct{ h taskHandle }
+
+// taskHandle is a Task without its type parameter.
+type taskHandle struct {
+	t   *toolCore
+	ref TaskRef
+	// done is the result of a server that ran the call at once.
+	done *Result
+	last TaskStatus
+}
+
+// Ref returns what is needed to pick the task up again (Tool.TaskOf).
+func (k *Task[O]) Ref() TaskRef { return k.h.ref }
+
+// Status asks the server for the task's status (tasks/get), as the
+// principal of the call's context, which must be the one that started it.
+func (k *Task[O]) Status(ctx context.Context) (TaskStatus, error) { return k.h.status(ctx) }
+
+// Cancel asks the server to cancel the task (tasks/cancel).
+func (k *Task[O]) Cancel(ctx context.Context) (TaskStatus, error) { return k.h.op(ctx, opCancel) }
+
+// Wait polls the task until it ends, at the interval the server suggests
+// (DefaultTaskPoll otherwise), each poll bounded by the tool's timeout and
+// the whole wait by ctx; a change of status message is reported to
+// ProgressFrom(ctx). Then it fetches the result (tasks/result) and
+// rehydrates it as Call does; the result's provenance is recorded like a
+// call's. A task cancelled, or failed without a tool result, is a
+// *TaskError.
+func (k *Task[O]) Wait(ctx context.Context) (*TypedResult[O], error) {
+	tr := new(TypedResult[O])
+	if err := k.h.wait(ctx, partsOf(tr)); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// Start validates in and starts the tool as a task (the tool's
+// execution.taskSupport must be optional or required). The gate holds
+// the start like a call: an *ApprovalRequiredError means no task was
+// created; ResumeStart starts it once approved, exactly once. The
+// principal's token goes with the start and with every poll.
+func (t *Tool[I, O]) Start(ctx context.Context, in I) (*Task[O], error) {
+	if err := any(&in).(validator).Validate(); err != nil {
+		return nil, t.core.inputError(err)
+	}
+	args, err := marshalInput(&in)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: encode input: %w", t.core.desc.Name, err)
+	}
+	if t.core.identityArg != "" {
+		args = removeArgument(args, t.core.identityArg, t.core.declared)
+	}
+	c, err := t.core.newCall(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.core.start(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Task[O]{h: *h}, nil
+}
+
+// ResumeStart starts the task the approval id holds, once: the first
+// resume after Approve starts it, every later one returns the same task.
+func (t *Tool[I, O]) ResumeStart(ctx context.Context, id string) (*Task[O], error) {
+	c, err := t.core.resumeCall(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.core.start(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Task[O]{h: *h}, nil
+}
+
+// TaskOf picks up a task this tool started, in this process or another,
+// from its saved Ref. Nothing is sent.
+func (t *Tool[I, O]) TaskOf(ref TaskRef) (*Task[O], error) {
+	if ref.Tool != t.core.desc.Name || ref.Server != t.core.server || ref.ID == "" {
+		return nil, fmt.Errorf("tool %q of server %q: task %q is for tool %q of server %q", t.core.desc.Name, t.core.server, ref.ID, ref.Tool, ref.Server)
+	}
+	return &Task[O]{h: taskHandle{t: &t.core, ref: ref}}, nil
+}
+
+func (t *toolCore) tasks() (TaskCaller, error) {
+	if t.desc.TaskSupport == TaskForbidden {
+		return nil, fmt.Errorf("tool %q does not run as a task (its execution.taskSupport is forbidden): %w", t.desc.Name, ErrNotSent)
+	}
+	tc, ok := t.caller.(TaskCaller)
+	if !ok {
+		return nil, fmt.Errorf("tool %q: the connection cannot start tasks: %w", t.desc.Name, ErrNotSent)
+	}
+	return tc, nil
+}
+
+// start runs c through the guards as a task start and reads the task.
+func (t *toolCore) start(ctx context.Context, c *call) (*taskHandle, error) {
+	if _, err := t.tasks(); err != nil {
+		return nil, err
+	}
+	c.op, c.ttl = opStart, t.taskTTL
+	res, err := t.handle(ctx, c)
+	if err != nil && (res == nil || !notRecorded(err)) {
+		return nil, err
+	}
+	h := &taskHandle{t: t, ref: TaskRef{Tool: t.desc.Name, Server: t.server, Principal: c.principal}}
+	var created struct {
+		Task json.RawMessage `json:"task"`
+	}
+	if json.Unmarshal(res.Raw, &created) != nil || len(created.Task) == 0 {
+		h.done = res // the server ran it as a plain call
+		return h, err
+	}
+	st, perr := ParseTaskStatus(created.Task)
+	if perr != nil {
+		return nil, fmt.Errorf("tool %q: the server's answer to a task start: %w", t.desc.Name, perr)
+	}
+	h.ref.ID, h.last = st.ID, st
+	if s, ok := t.caller.(interface{ TaskSession() string }); ok {
+		h.ref.Session = s.TaskSession()
+	}
+	return h, err
+}
+
+// op runs a task request (status, cancel, result) as the task's principal,
+// with the token as a bearer header, under the tool's timeout.
+func (h *taskHandle) op(ctx context.Context, op callOp) (TaskStatus, error) {
+	if h.done != nil {
+		return TaskStatus{State: TaskCompleted}, nil
+	}
+	res, err := h.request(ctx, op)
+	if err != nil {
+		return TaskStatus{}, err
+	}
+	st, err := ParseTaskStatus(res.Raw)
+	if err != nil {
+		return TaskStatus{}, fmt.Errorf("tool %q: task %s: %w", h.t.desc.Name, h.ref.ID, err)
+	}
+	h.last = st
+	return st, nil
+}
+
+func (h *taskHandle) status(ctx context.Context) (TaskStatus, error) { return h.op(ctx, opStatus) }
+
+func (h *taskHandle) request(ctx context.Context, op callOp) (*Result, error) {
+	if _, err := h.t.tasks(); err != nil {
+		return nil, err
+	}
+	c := &call{desc: h.t.desc, server: h.t.server, op: op, task: h.ref}
+	if h.t.tokens != nil {
+		p, err := resolvePrincipal(ctx, h.t.tokens, h.t.desc.Name)
+		if err != nil {
+			return nil, err
+		}
+		c.principal, c.token = p.ID, p.Token
+	}
+	if c.principal != h.ref.Principal {
+		return nil, fmt.Errorf("tool %q: task %s was started by principal %q, not %q: a task is polled only as the principal that started it", h.t.desc.Name, h.ref.ID, h.ref.Principal, c.principal)
+	}
+	return h.t.poll(ctx, c)
+}
+
+func (h *taskHandle) wait(ctx context.Context, tr typedParts) error {
+	res, err := h.result(ctx)
+	if err != nil {
+		return err
+	}
+	return h.t.rehydrate(res, tr)
+}
+
+// result waits for the task to end and returns its tool result.
+func (h *taskHandle) result(ctx context.Context) (*Result, error) {
+	if h.done != nil {
+		return h.done, nil
+	}
+	progress := ProgressFrom(ctx)
+	shown := ""
+	for {
+		st, err := h.status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if progress != nil && st.Message != "" && st.Message != shown {
+			shown = st.Message
+			progress(Progress{Message: st.Message})
+		}
+		if st.State == TaskCancelled {
+			return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: st.State, Message: st.Message}
+		}
+		if st.State.Terminal() {
+			break
+		}
+		d := st.PollInterval
+		if d <= 0 {
+			d = DefaultTaskPoll
+		}
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("tool %q: waiting for task %s: %w", h.t.desc.Name, h.ref.ID, context.Cause(ctx))
+		case <-timer.C:
+		}
+	}
+	res, err := h.request(ctx, opResult)
+	var pe *ProtocolError
+	if errors.As(err, &pe) && h.last.State == TaskFailed {
+		return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: TaskFailed, Message: h.last.Message, Err: pe}
+	}
+	return res, err
+}
+
+// invokeTask is Invoke for a tool that runs only as a task: started through
+// the guards, waited for within the tool's timeout (reporting progress),
+// and cancelled when the timeout passes.
+func (t *toolCore) invokeTask(ctx context.Context, c *call) (ModelResult, error) {
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t.timeout, &TimeoutError{Tool: t.desc.Name, Timeout: t.timeout})
+		defer cancel()
+	}
+	h, err := t.start(ctx, c)
+	if err != nil {
+		return t.modelResult(ctx, c, nil, err)
+	}
+	res, err := h.result(ctx)
+	var te *TimeoutError
+	if err != nil && errors.As(context.Cause(ctx), &te) && h.ref.ID != "" {
+		// Not waited for means not wanted: the task is cancelled, on a
+		// context of its own since the call's has ended.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.timeout)
+		_, _ = h.op(cctx, opCancel)
+		cancel()
+		return ModelResult{IsError: true, TimedOut: true, Text: fmt.Sprintf("The tool's task did not finish within %s and was cancelled. It may be slow; try again later or differently.", te.Timeout)}, nil
+	}
+	var ke *TaskError
+	if errors.As(err, &ke) {
+		text := "The tool's task was " + string(ke.State)
+		if ke.Message != "" {
+			text += ": " + ke.Message
+		}
+		return ModelResult{IsError: true, Text: text}, nil
+	}
+	return t.modelResult(ctx, c, res, err)
+}
+
+// callOp is what a call through the guards asks of the connection.
+type callOp int
+
+const (
+	opCall callOp = iota
+	opStart
+	opStatus
+	opResult
+	opCancel
+)
+
+// taskRequest makes the task request of c on tc.
+func taskRequest(ctx context.Context, tc TaskCaller, c *call) (*Result, error) {
+	var st TaskStatus
+	var err error
+	switch c.op {
+	case opStart:
+		return tc.StartTool(ctx, c.desc.Name, c.args, c.ttl)
+	case opResult:
+		return tc.TaskResult(ctx, c.task)
+	case opStatus:
+		st, err = tc.TaskStatus(ctx, c.task)
+	default:
+		st, err = tc.CancelTask(ctx, c.task)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(taskWire(st))
+	return &Result{Raw: b}, nil
+}
+
+// taskWire writes st as the specification does, for ParseTaskStatus.
+func taskWire(st TaskStatus) map[string]any {
+	w := map[string]any{"taskId": st.ID, "status": st.State}
+	if st.Message != "" {
+		w["statusMessage"] = st.Message
+	}
+	if !st.Created.IsZero() {
+		w["createdAt"] = st.Created.Format(time.RFC3339Nano)
+	}
+	if !st.Updated.IsZero() {
+		w["lastUpdatedAt"] = st.Updated.Format(time.RFC3339Nano)
+	}
+	if st.TTL > 0 {
+		w["ttl"] = st.TTL.Milliseconds()
+	}
+	if st.PollInterval > 0 {
+		w["pollInterval"] = st.PollInterval.Milliseconds()
+	}
+	return w
+}
+
+// requiredTask is Call's refusal of a tool that runs only as a task.
+func (t *toolCore) requiredTask() error {
+	return fmt.Errorf("tool %q runs only as a task (its execution.taskSupport is required): start it with Start: %w", t.desc.Name, ErrNotSent)
+}
