@@ -29,6 +29,9 @@ type call struct {
 	op   callOp
 	ttl  time.Duration
 	task TaskRef
+	// inline and inlineErr are the outcome a task's status came with.
+	inline    *Result
+	inlineErr *ProtocolError
 }
 
 type handler func(ctx context.Context, c *call) (*Result, error)

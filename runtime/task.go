@@ -1,6 +1,7 @@
 package mcpruntime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,25 +73,40 @@ func (s TaskState) Terminal() bool {
 // text.
 type TaskStatus struct {
 	ID               string
-	State            TaskState
+	State            TaskState // "" for a bare acknowledgement of tasks/cancel
 	Message          string
 	Created, Updated time.Time     // zero when the server sent none
 	TTL              time.Duration // 0: kept as long as the server likes
 	PollInterval     time.Duration // 0: the server suggests none
+	// Result is the tool result sent with a completed task's status, and
+	// Err the JSON-RPC error sent with a failed one (the tasks extension
+	// of 2026-07-28); both nil where tasks/result gives the outcome
+	// (2025-11-25).
+	Result *Result
+	Err    *ProtocolError
 }
 
 // ParseTaskStatus reads a task as the specification writes it (taskId,
-// status, statusMessage, createdAt, lastUpdatedAt, ttl and pollInterval in
-// milliseconds), for TaskCaller implementations.
+// status, statusMessage, createdAt, lastUpdatedAt, ttl or ttlMs and
+// pollInterval or pollIntervalMs in milliseconds, and a result or error
+// sent with it), for TaskCaller implementations.
 func ParseTaskStatus(raw json.RawMessage) (TaskStatus, error) {
 	var w struct {
-		ID      string    `json:"taskId"`
-		State   TaskState `json:"status"`
-		Message string    `json:"statusMessage"`
-		Created string    `json:"createdAt"`
-		Updated string    `json:"lastUpdatedAt"`
-		TTL     *float64  `json:"ttl"`
-		Poll    *float64  `json:"pollInterval"`
+		ID      string          `json:"taskId"`
+		State   TaskState       `json:"status"`
+		Message string          `json:"statusMessage"`
+		Created string          `json:"createdAt"`
+		Updated string          `json:"lastUpdatedAt"`
+		TTL     *float64        `json:"ttl"`
+		TTLMs   *float64        `json:"ttlMs"`
+		Poll    *float64        `json:"pollInterval"`
+		PollMs  *float64        `json:"pollIntervalMs"`
+		Result  json.RawMessage `json:"result"`
+		Err     *struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return TaskStatus{}, fmt.Errorf("task: %w", err)
@@ -98,16 +114,50 @@ func ParseTaskStatus(raw json.RawMessage) (TaskStatus, error) {
 	if w.ID == "" || w.State == "" {
 		return TaskStatus{}, errors.New("task: no taskId or status")
 	}
-	ms := func(f *float64) time.Duration {
+	ms := func(f, g *float64) time.Duration {
+		if f == nil {
+			f = g
+		}
 		if f == nil || *f <= 0 || *f > float64(1<<62)/float64(time.Millisecond) {
 			return 0
 		}
 		return time.Duration(*f * float64(time.Millisecond))
 	}
-	s := TaskStatus{ID: w.ID, State: w.State, Message: w.Message, TTL: ms(w.TTL), PollInterval: ms(w.Poll)}
+	s := TaskStatus{ID: w.ID, State: w.State, Message: w.Message, TTL: ms(w.TTL, w.TTLMs), PollInterval: ms(w.Poll, w.PollMs)}
 	s.Created, _ = time.Parse(time.RFC3339Nano, w.Created)
 	s.Updated, _ = time.Parse(time.RFC3339Nano, w.Updated)
+	if r := bytes.TrimSpace(w.Result); len(r) > 0 && !bytes.Equal(r, []byte("null")) {
+		res, err := ParseResult(r)
+		if err != nil {
+			return TaskStatus{}, fmt.Errorf("task %s: result: %w", w.ID, err)
+		}
+		s.Result = res
+	}
+	if w.Err != nil {
+		s.Err = &ProtocolError{Code: w.Err.Code, Message: w.Err.Message, Data: w.Err.Data}
+	}
 	return s, nil
+}
+
+// ParseCreatedTask reads the task of a CreateTaskResult: {"task":{...}},
+// or the task's members beside resultType "task"; ok is false for any
+// other result (a server that ran the call at once).
+func ParseCreatedTask(raw json.RawMessage) (st TaskStatus, ok bool, err error) {
+	var w struct {
+		Task       json.RawMessage `json:"task"`
+		ResultType string          `json:"resultType"`
+	}
+	if json.Unmarshal(raw, &w) != nil {
+		return TaskStatus{}, false, nil
+	}
+	switch {
+	case len(w.Task) > 0 && !bytes.Equal(w.Task, []byte("null")):
+		raw = w.Task
+	case w.ResultType != "task":
+		return TaskStatus{}, false, nil
+	}
+	st, err = ParseTaskStatus(raw)
+	return st, true, err
 }
 
 // TaskError is a task that ended without a result: cancelled, or failed
@@ -250,14 +300,11 @@ func (t *toolCore) start(ctx context.Context, c *call) (*taskHandle, error) {
 		return nil, err
 	}
 	h := &taskHandle{t: t, ref: TaskRef{Tool: t.desc.Name, Server: t.server, Principal: c.principal}}
-	var created struct {
-		Task json.RawMessage `json:"task"`
-	}
-	if json.Unmarshal(res.Raw, &created) != nil || len(created.Task) == 0 {
+	st, ok, perr := ParseCreatedTask(res.Raw)
+	if !ok {
 		h.done = res // the server ran it as a plain call
 		return h, err
 	}
-	st, perr := ParseTaskStatus(created.Task)
 	if perr != nil {
 		return nil, fmt.Errorf("tool %q: the server's answer to a task start: %w", t.desc.Name, perr)
 	}
@@ -330,8 +377,13 @@ func (h *taskHandle) result(ctx context.Context) (*Result, error) {
 			shown = st.Message
 			progress(Progress{Message: st.Message})
 		}
-		if st.State == TaskCancelled {
+		switch {
+		case st.State == TaskCancelled:
 			return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: st.State, Message: st.Message}
+		case st.Err != nil:
+			return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: st.State, Message: st.Message, Err: st.Err}
+		case st.Result != nil && st.State == TaskCompleted:
+			return st.Result, nil
 		}
 		if st.State.Terminal() {
 			break
@@ -350,8 +402,14 @@ func (h *taskHandle) result(ctx context.Context) (*Result, error) {
 	}
 	res, err := h.request(ctx, opResult)
 	var pe *ProtocolError
-	if errors.As(err, &pe) && h.last.State == TaskFailed {
+	switch {
+	case errors.As(err, &pe) && h.last.State == TaskFailed:
 		return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: TaskFailed, Message: h.last.Message, Err: pe}
+	case errors.As(err, &pe) && pe.Code == -32601:
+		// 2026-07-28 removed tasks/result: the outcome comes with the
+		// status, and this server sent none.
+		return nil, &TaskError{Tool: h.t.desc.Name, ID: h.ref.ID, State: h.last.State, Message: h.last.Message,
+			Err: fmt.Errorf("the server sent the outcome neither with the task's status nor for tasks/result: %w", pe)}
 	}
 	return res, err
 }
@@ -418,6 +476,9 @@ func taskRequest(ctx context.Context, tc TaskCaller, c *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An outcome sent with the status is the server's content like a
+	// result: the taint recorder sees it.
+	c.inline, c.inlineErr = st.Result, st.Err
 	b, _ := json.Marshal(taskWire(st))
 	return &Result{Raw: b}, nil
 }
@@ -439,6 +500,16 @@ func taskWire(st TaskStatus) map[string]any {
 	}
 	if st.PollInterval > 0 {
 		w["pollInterval"] = st.PollInterval.Milliseconds()
+	}
+	if st.Result != nil {
+		raw := st.Result.Raw
+		if raw == nil {
+			raw, _ = encodeResult(st.Result)
+		}
+		w["result"] = json.RawMessage(raw)
+	}
+	if e := st.Err; e != nil {
+		w["error"] = map[string]any{"code": e.Code, "message": e.Message, "data": e.Data}
 	}
 	return w
 }

@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MCPGO_FIXTURE") == "reach" {
 		os.Exit(reachMain()) // reach_test.go: tasks, caching hints, older versions
 	}
+	if os.Getenv("MCPGO_FIXTURE") == "reach-pickup" {
+		os.Exit(reachPickup())
+	}
 	if mode := os.Getenv("MCPGO_FIXTURE"); mode != "" && mode != "stdio" {
 		os.Exit(guardMain(mode)) // guards_test.go: the recorder server and store clients
 	}

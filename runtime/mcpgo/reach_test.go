@@ -1,6 +1,8 @@
 package mcpgo_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,6 +161,33 @@ func reachServer(o reachOpts, st *reachStats) *server.MCPServer {
 	return s
 }
 
+// reachPickup is another process picking up a saved task: it waits for
+// the task in $REACH_REF on $REACH_URL as alice and prints the echo.
+func reachPickup() int {
+	var ref mcpruntime.TaskRef
+	if err := json.Unmarshal([]byte(os.Getenv("REACH_REF")), &ref); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	c := mcpgo.StreamableHTTP(os.Getenv("REACH_URL"), mcpgo.WithName("reach"))
+	defer c.Close()
+	task, err := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+		mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)).TaskOf(ref)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(asAlice(context.Background()), 20*time.Second)
+	defer cancel()
+	res, err := task.Wait(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Print(res.Output.Echo)
+	return 0
+}
+
 func reachMain() int {
 	// The options come as arguments: environment values are scrubbed from
 	// the client's messages, and a version is long enough to be.
@@ -173,11 +203,119 @@ func reachMain() int {
 			o.scope = v
 		}
 	}
-	if err := server.ServeStdio(reachServer(o, nil)); err != nil {
+	s := reachServer(o, nil)
+	// stdout goes through inlineOutcomes: the tasks/get answers of
+	// 2026-07-28 get their outcome.
+	ids := &taskGets{}
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			if ids.answer(line) {
+				line = inlineOutcome(s, line)
+			}
+			os.Stdout.Write(append(line, '\n'))
+		}
+	}()
+	if err := server.NewStdioServer(s).Listen(context.Background(), ids.tee(os.Stdin), pw); err != nil && err != io.EOF {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// taskGets remembers the ids of the 2026-07-28 tasks/get requests that
+// went by.
+type taskGets struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (g *taskGets) tee(r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &m) == nil && m.Method == "tasks/get" && strings.Contains(string(line), mcp.MetaKeyProtocolVersion) {
+				g.mu.Lock()
+				if g.ids == nil {
+					g.ids = map[string]bool{}
+				}
+				g.ids[string(m.ID)] = true
+				g.mu.Unlock()
+			}
+			if _, err := pw.Write(append(bytes.Clone(line), '\n')); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+func (g *taskGets) answer(line []byte) bool {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.ID == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ok := g.ids[string(m.ID)]
+	delete(g.ids, string(m.ID))
+	return ok
+}
+
+// inlineOutcome adds a finished task's outcome to a tasks/get answer, as
+// the tasks extension of 2026-07-28 has it (result for a completed task,
+// error for a failed one): mcp-go v1.2.1 removed tasks/result on that
+// protocol but sends no outcome with the status, so its tasks could not
+// be finished there. The outcome is what tasks/result on the older path
+// gives.
+func inlineOutcome(s *server.MCPServer, answer []byte) []byte {
+	var a struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		ID      json.RawMessage            `json:"id"`
+		Result  map[string]json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(answer, &a) != nil || a.Result == nil {
+		return answer
+	}
+	var status, id string
+	_ = json.Unmarshal(a.Result["status"], &status)
+	_ = json.Unmarshal(a.Result["taskId"], &id)
+	if status != "completed" && status != "failed" {
+		return answer
+	}
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "inline", "method": "tasks/result", "params": map[string]any{"taskId": id}})
+	b, _ := json.Marshal(s.HandleMessage(context.Background(), req))
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &out) != nil {
+		return answer
+	}
+	if out.Result != nil {
+		a.Result["result"] = out.Result
+	}
+	if out.Error != nil {
+		a.Result["error"] = out.Error
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return answer
+	}
+	return b
 }
 
 // reachStdio is a Conn to the reach server as a process of its own.
@@ -216,6 +354,23 @@ func reachHTTP(t testing.TB, o reachOpts) (string, *reachStats) {
 				st.inits.Add(1)
 			}
 			st.saw(m.Method, r.Header.Get("Authorization"))
+			if m.Method == "tasks/get" && mcp.IsModernProtocol(r.Header.Get("Mcp-Protocol-Version")) {
+				// The outcome goes with the status (see inlineOutcome).
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				body := rec.Body.Bytes()
+				if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+					body = inlineOutcome(s, body)
+				}
+				for k, v := range rec.Header() {
+					if k != "Content-Length" {
+						w.Header()[k] = v
+					}
+				}
+				w.WriteHeader(rec.Code)
+				w.Write(body)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -321,4 +476,292 @@ func reachDesc(name string, ts mcpruntime.TaskSupport) *mcpruntime.Descriptor {
 		TaskSupport:  ts}
 }
 
-var _ = mcpruntime.TaskRequired
+
+// taskCases are the transports and protocol generations with tasks: both
+// transports, pinned to 2025-11-25 and negotiated (2026-07-28).
+func taskCases(t *testing.T) []struct {
+	name string
+	conn func(opts ...mcpgo.Option) *mcpgo.Conn
+	st   *reachStats
+	http bool
+} {
+	var out []struct {
+		name string
+		conn func(opts ...mcpgo.Option) *mcpgo.Conn
+		st   *reachStats
+		http bool
+	}
+	for _, pin := range []string{"2025-11-25", ""} {
+		url, st := reachHTTP(t, reachOpts{})
+		pinned := func(opts []mcpgo.Option) []mcpgo.Option {
+			if pin != "" {
+				opts = append(opts, mcpgo.WithProtocolVersion(pin))
+			}
+			return opts
+		}
+		label := pin
+		if label == "" {
+			label = "2026-07-28"
+		}
+		out = append(out, struct {
+			name string
+			conn func(opts ...mcpgo.Option) *mcpgo.Conn
+			st   *reachStats
+			http bool
+		}{"stdio/" + label, func(opts ...mcpgo.Option) *mcpgo.Conn {
+			c := reachStdio(reachOpts{}, pinned(opts)...)
+			t.Cleanup(func() { c.Close() })
+			return c
+		}, nil, false}, struct {
+			name string
+			conn func(opts ...mcpgo.Option) *mcpgo.Conn
+			st   *reachStats
+			http bool
+		}{"http/" + label, func(opts ...mcpgo.Option) *mcpgo.Conn {
+			c := mcpgo.StreamableHTTP(url, pinned(append([]mcpgo.Option{mcpgo.WithName("reach")}, opts...))...)
+			t.Cleanup(func() { c.Close() })
+			return c
+		}, st, true})
+	}
+	return out
+}
+
+func asAlice(ctx context.Context) context.Context {
+	return mcpruntime.WithPrincipal(ctx, "alice", "tok-alice")
+}
+
+// A tool that runs only as a task: Call refuses it before anything is
+// sent; Start starts it as the principal, whose token goes with the start
+// and every poll; Wait returns the typed result; progress arrives; a
+// failed task and a cancelled one say so; a saved handle is picked up by
+// another connection where the protocol allows it.
+func TestTaskLifecycle(t *testing.T) {
+	for _, tc := range taskCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
+			defer cancel()
+			c := tc.conn()
+			slow := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c, mcpruntime.WithIdentity(mcpruntime.ContextPrincipal))
+			if _, err := slow.Call(ctx, ReachIn{Text: "no"}); !errors.Is(err, mcpruntime.ErrNotSent) || !strings.Contains(err.Error(), "only as a task") {
+				t.Fatalf("Call of a required-task tool: %v", err)
+			}
+			var progress []string
+			var pmu sync.Mutex
+			pctx := mcpruntime.WithProgress(ctx, func(p mcpruntime.Progress) {
+				pmu.Lock()
+				progress = append(progress, p.Message)
+				pmu.Unlock()
+			})
+			task, err := slow.Start(pctx, ReachIn{Text: "hi", MS: 300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := task.Ref()
+			if ref.ID == "" || ref.Principal != "alice" || ref.Tool != "slow" || ref.Server != "reach" {
+				t.Fatalf("ref %+v", ref)
+			}
+			st, err := task.Status(ctx)
+			if err != nil || st.State != mcpruntime.TaskWorking {
+				t.Fatalf("status %+v, %v", st, err)
+			}
+			if _, err := task.Status(mcpruntime.WithPrincipal(ctx, "bob", "tok-bob")); err == nil || !strings.Contains(err.Error(), `principal "alice"`) {
+				t.Fatalf("another principal polled the task: %v", err)
+			}
+			res, err := task.Wait(pctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Output.Echo != "hi" {
+				t.Errorf("output %+v", res.Output)
+			}
+			if tc.http && res.Output.Auth != "Bearer [redacted]" {
+				// The server echoes the token it got; the Conn scrubs it.
+				t.Errorf("the task ran with authorization %q", res.Output.Auth)
+			}
+			if res.Provenance.Digest == "" && res.Result.Raw == nil {
+				t.Error("no result recorded")
+			}
+			if !tc.http {
+				pmu.Lock()
+				if !containsStr(progress, "half way") {
+					t.Errorf("progress %q: the task's notification did not arrive", progress)
+				}
+				pmu.Unlock()
+			}
+			if tc.st != nil {
+				tc.st.mu.Lock()
+				for _, a := range tc.st.auth {
+					if strings.HasPrefix(a, "tasks/") && !strings.HasSuffix(a, "Bearer tok-alice") {
+						t.Errorf("a task request went without the principal's token: %q", a)
+					}
+				}
+				tc.st.mu.Unlock()
+			}
+
+			// Saved and picked up on another connection.
+			b, _ := json.Marshal(ref)
+			var back mcpruntime.TaskRef
+			if err := json.Unmarshal(b, &back); err != nil || back != ref {
+				t.Fatalf("ref does not round-trip: %s", b)
+			}
+			if tc.http {
+				other := tc.conn()
+				again, err := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), other,
+					mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithServerName("reach")).TaskOf(back)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r2, err := again.Wait(ctx)
+				if strings.HasPrefix(tc.name, "http/2026") {
+					if err != nil || r2.Output.Echo != "hi" {
+						t.Errorf("picked up on another connection: %v", err)
+					}
+				} else if err == nil || !strings.Contains(err.Error(), "session that started it") {
+					t.Errorf("a task of another session: %v", err)
+				}
+			}
+
+			doomed := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("doomed", mcpruntime.TaskRequired), c, mcpruntime.WithIdentity(mcpruntime.ContextPrincipal))
+			dt, err := doomed.Start(ctx, ReachIn{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var te *mcpruntime.TaskError
+			if _, err := dt.Wait(ctx); !errors.As(err, &te) || te.State != mcpruntime.TaskFailed || !strings.Contains(err.Error(), "out of fuel") {
+				t.Errorf("failed task: %v", err)
+			}
+
+			long, err := slow.Start(ctx, ReachIn{MS: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st, err := long.Cancel(ctx); err != nil || st.State != mcpruntime.TaskCancelled {
+				t.Fatalf("cancel: %+v %v", st, err)
+			}
+			if _, err := long.Wait(ctx); !errors.As(err, &te) || te.State != mcpruntime.TaskCancelled {
+				t.Errorf("cancelled task: %v", err)
+			}
+
+			// A model's call waits for the task within the tool's timeout.
+			m, err := slow.Invoke(ctx, json.RawMessage(`{"text":"for the model","ms":100}`))
+			if err != nil || m.IsError || !strings.Contains(m.Text, "for the model") {
+				t.Errorf("Invoke: %+v %v", m, err)
+			}
+			short := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+				mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithTimeout(300*time.Millisecond))
+			m, err = short.Invoke(ctx, json.RawMessage(`{"ms":3000}`))
+			if err != nil || !m.TimedOut || !strings.Contains(m.Text, "cancelled") {
+				t.Errorf("Invoke past the timeout: %+v %v", m, err)
+			}
+		})
+	}
+}
+
+// The gate holds a task start before the task is created, and an approved
+// start is made exactly once however often it is resumed.
+func TestTaskStartGatedOnce(t *testing.T) {
+	url, st := reachHTTP(t, reachOpts{})
+	c := mcpgo.StreamableHTTP(url, mcpgo.WithName("reach"))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
+	defer cancel()
+	gate := mcpruntime.NewGate(mcpruntime.NewMemoryStore(), mcpruntime.GateDefault(mcpruntime.GateAlways))
+	slow := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+		mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithGate(gate))
+	starts := func() int {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		n := 0
+		for _, a := range st.auth {
+			if strings.HasPrefix(a, "tools/call ") {
+				n++
+			}
+		}
+		return n
+	}
+	_, err := slow.Start(ctx, ReachIn{Text: "gated", MS: 50})
+	var are *mcpruntime.ApprovalRequiredError
+	if !errors.As(err, &are) {
+		t.Fatalf("want the start held for approval, got %v", err)
+	}
+	if n := starts(); n != 0 {
+		t.Fatalf("%d task starts reached the server before approval", n)
+	}
+	if err := gate.Approve(ctx, are.Approval.ID, are.Approval.Digest); err != nil {
+		t.Fatal(err)
+	}
+	first, err := slow.ResumeStart(ctx, are.Approval.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := slow.ResumeStart(ctx, are.Approval.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Ref().ID == "" || first.Ref().ID != second.Ref().ID {
+		t.Fatalf("two resumes gave tasks %q and %q", first.Ref().ID, second.Ref().ID)
+	}
+	if n := starts(); n != 1 {
+		t.Errorf("%d task starts reached the server, want 1", n)
+	}
+	res, err := second.Wait(ctx)
+	if err != nil || res.Output.Echo != "gated" {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// A required-task tool called plainly over 2026-07-28 HTTP, where the
+// server answers -32601 with a 404, is reported as the server's refusal,
+// saying the tool runs only as a task, and the connection stays.
+func TestRequiredTaskCalledPlainly(t *testing.T) {
+	for _, tc := range taskCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			c := tc.conn()
+			if _, err := c.ToolNames(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.CallTool(ctx, "slow", json.RawMessage(`{}`))
+			var pe *mcpruntime.ProtocolError
+			if !errors.As(err, &pe) || pe.Code != mcp.METHOD_NOT_FOUND || !strings.Contains(err.Error(), "runs only as a task") {
+				t.Fatalf("plain call of a required-task tool: %v", err)
+			}
+			if _, err := c.CallTool(ctx, "tick", json.RawMessage(`{"n":0}`)); err != nil {
+				t.Fatalf("the connection did not survive the refusal: %v", err)
+			}
+		})
+	}
+}
+
+func containsStr(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A replica that restarts does not lose its task: the handle saved by one
+// process is waited for by another (2026-07-28 over HTTP, where the server
+// binds tasks to no session).
+func TestTaskPickedUpByAnotherProcess(t *testing.T) {
+	url, _ := reachHTTP(t, reachOpts{})
+	c := mcpgo.StreamableHTTP(url, mcpgo.WithName("reach"))
+	ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
+	defer cancel()
+	task, err := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+		mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)).Start(ctx, ReachIn{Text: "survived", MS: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := json.Marshal(task.Ref())
+	c.Close() // the replica goes away
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MCPGO_FIXTURE=reach-pickup", "REACH_URL="+url, "REACH_REF="+string(ref))
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "survived" {
+		t.Fatalf("the other process: %v: %s", err, out)
+	}
+}

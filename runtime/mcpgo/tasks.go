@@ -105,6 +105,10 @@ func (c *Conn) taskStatus(ctx context.Context, ref mcpruntime.TaskRef, method mc
 	if err != nil {
 		return mcpruntime.TaskStatus{}, err
 	}
+	if method == mcp.MethodTasksCancel && !bytes.Contains(raw, []byte(`"taskId"`)) {
+		// A bare acknowledgement (the tasks extension of 2026-07-28).
+		return mcpruntime.TaskStatus{ID: ref.ID}, nil
+	}
 	st, err := mcpruntime.ParseTaskStatus(raw)
 	if err != nil {
 		return st, fmt.Errorf("server %q: %s of task %s: %w", c.cfg.name, method, ref.ID, err)
@@ -199,15 +203,11 @@ func (r *taskProgressRoutes) end(id string) {
 
 // taskID returns the id of a CreateTaskResult, or "" for any other result.
 func taskID(raw json.RawMessage) string {
-	var r struct {
-		Task struct {
-			ID string `json:"taskId"`
-		} `json:"task"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
+	st, ok, err := mcpruntime.ParseCreatedTask(raw)
+	if !ok || err != nil {
 		return ""
 	}
-	return r.Task.ID
+	return st.ID
 }
 
 // methodNotFound404 turns a 404 answer to a POST on 2026-07-28 whose body
