@@ -476,7 +476,6 @@ func reachDesc(name string, ts mcpruntime.TaskSupport) *mcpruntime.Descriptor {
 		TaskSupport:  ts}
 }
 
-
 // taskCases are the transports and protocol generations with tasks: both
 // transports, pinned to 2025-11-25 and negotiated (2026-07-28).
 func taskCases(t *testing.T) []struct {
