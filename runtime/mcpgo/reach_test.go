@@ -764,3 +764,44 @@ func TestTaskPickedUpByAnotherProcess(t *testing.T) {
 		t.Fatalf("the other process: %v: %s", err, out)
 	}
 }
+
+// Every progress notification reaches WithProgress's callback, the last
+// one of a quick call too, which mcp-go's stdio server may write after
+// the answer.
+func TestProgressLastNotificationKept(t *testing.T) {
+	c := reachStdio(reachOpts{})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const calls = 120
+	var mu sync.Mutex
+	last := map[int]float64{}
+	for i := range calls {
+		pctx := mcpruntime.WithProgress(ctx, func(p mcpruntime.Progress) {
+			mu.Lock()
+			last[i] = max(last[i], p.Progress)
+			mu.Unlock()
+		})
+		if _, err := c.CallTool(pctx, "tick", json.RawMessage(`{"n":3}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		missing := 0
+		for i := range calls {
+			if last[i] != 3 {
+				missing++
+			}
+		}
+		mu.Unlock()
+		if missing == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d calls lost their last progress notification", missing, calls)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
