@@ -180,7 +180,7 @@ func breakerOutcome(ctx context.Context, err error) outcome {
 
 // checkDrift compares the bindings' schema hash with the live tool's.
 func (s *server) checkDrift(ctx context.Context, desc *mcpruntime.Descriptor) error {
-	ts, err := s.tools(ctx)
+	ts, err := s.toolsAged(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,8 @@ package mcpgo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -359,9 +361,10 @@ type Conn struct {
 	closed  bool
 
 	toolsMu sync.Mutex
-	tools   []string // sorted; nil until listed
-	// taskTools: the listed tools' execution.taskSupport, where set.
-	taskTools map[string]string
+	// lists are the tool lists by authorization context: "" one every
+	// caller may see, "p:" and a digest of the bearer token a private one
+	// (cacheScope private).
+	lists map[string]*toolList
 
 	taskProgress taskProgressRoutes
 
@@ -932,14 +935,49 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-// ToolNames lists the server's tools, sorted. The list is cached until the
-// server announces a change or a call names a tool not in it.
-func (c *Conn) ToolNames(ctx context.Context) ([]string, error) {
+// toolList is one tools/list answer: the names, sorted, their
+// execution.taskSupport where set, and how long the server says it stays
+// fresh (ttlMs of 2026-07-28; without it, until the server announces a
+// change).
+type toolList struct {
+	names     []string
+	taskTools map[string]string
+	at        time.Time
+	ttl       time.Duration
+	hinted    bool
+}
+
+func (l *toolList) fresh() bool { return !l.hinted || time.Since(l.at) < l.ttl }
+
+// listKey names the authorization context of ctx for a private list: a
+// digest of the bearer token its requests carry.
+func listKey(ctx context.Context) string {
+	tok, _ := mcpruntime.CallToken(ctx)
+	if tok == "" {
+		return "p:"
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return "p:" + hex.EncodeToString(sum[:])
+}
+
+// list returns the cached list ctx may see, fresh or not.
+func (c *Conn) list(ctx context.Context) *toolList {
 	c.toolsMu.Lock()
-	cached := c.tools
-	c.toolsMu.Unlock()
-	if cached != nil {
-		return slices.Clone(cached), nil
+	defer c.toolsMu.Unlock()
+	if l := c.lists[""]; l != nil {
+		return l
+	}
+	return c.lists[listKey(ctx)]
+}
+
+// ToolNames lists the server's tools, sorted. The list is cached for as
+// long as the server's ttlMs says (2026-07-28; 0 lists again every time),
+// otherwise until the server announces a change or a call names a tool not
+// in it. A list whose cacheScope is private (or missing) is kept for the
+// bearer token it was fetched with only.
+func (c *Conn) ToolNames(ctx context.Context) ([]string, error) {
+	if l := c.list(ctx); l != nil && l.fresh() {
+		return slices.Clone(l.names), nil
 	}
 	return c.listTools(ctx)
 }
@@ -995,22 +1033,42 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 	if names == nil {
 		names = []string{}
 	}
+	hints := listHints(sink.get())
+	tl := &toolList{names: names, taskTools: taskTools, at: time.Now(), ttl: hints.TTL, hinted: hints.Hinted}
+	key := ""
+	if hints.Hinted && hints.Private {
+		key = listKey(ctx)
+	}
 	c.toolsMu.Lock()
-	c.tools, c.taskTools = names, taskTools
+	if c.lists == nil || key == "" {
+		c.lists = map[string]*toolList{}
+	}
+	if len(c.lists) >= maxLists {
+		c.lists = map[string]*toolList{} // many principals: start again
+	}
+	c.lists[key] = tl
 	c.toolsMu.Unlock()
 	return slices.Clone(names), nil
 }
+
+// maxLists bounds the private lists a Conn keeps.
+const maxLists = 1024
 
 // taskSupport is the listed tool's execution.taskSupport, "" when unknown.
 func (c *Conn) taskSupport(name string) string {
 	c.toolsMu.Lock()
 	defer c.toolsMu.Unlock()
-	return c.taskTools[name]
+	for _, l := range c.lists {
+		if ts := l.taskTools[name]; ts != "" {
+			return ts
+		}
+	}
+	return ""
 }
 
 func (c *Conn) forgetTools() {
 	c.toolsMu.Lock()
-	c.tools = nil
+	c.lists = nil
 	c.toolsMu.Unlock()
 }
 
@@ -1018,11 +1076,9 @@ func (c *Conn) forgetTools() {
 // list name. A stale cache is refreshed once before deciding; a server that
 // cannot list its tools is left to answer the call itself.
 func (c *Conn) checkTool(ctx context.Context, name string) error {
-	// The common case, a cached list that has the tool, costs no copy.
-	c.toolsMu.Lock()
-	listed := slices.Contains(c.tools, name)
-	c.toolsMu.Unlock()
-	if listed {
+	// The common case, a cached list that has the tool, costs no copy; a
+	// stale one will do, since a tool it lacks is listed again.
+	if l := c.list(ctx); l != nil && slices.Contains(l.names, name) {
 		return nil
 	}
 	names, err := c.ToolNames(ctx)

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/manager"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
 )
 
@@ -803,5 +805,85 @@ func TestProgressLastNotificationKept(t *testing.T) {
 			t.Fatalf("%d of %d calls lost their last progress notification", missing, calls)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The caching hints of a list (ttlMs, cacheScope) decide how long the
+// manager and a Conn keep it: ttlMs 100 and 0 both list again after 150
+// ms, a list without hints (2025-11-25) is kept; a private list is kept
+// per principal and never shown to another, a public one is shared.
+func TestListCachingHints(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		o        reachOpts
+		pin      string
+		want     int64 // tools/list requests for five lists 150 ms apart
+		perAgent bool  // private: each principal lists for itself
+	}{
+		{"ttl100", reachOpts{ttl: "100", scope: "public"}, "", 5, false},
+		{"ttl0", reachOpts{ttl: "0", scope: "public"}, "", 5, false},
+		{"ttl-long-public", reachOpts{ttl: "60000", scope: "public"}, "", 1, false},
+		{"ttl-long-private", reachOpts{ttl: "60000", scope: "private"}, "", 2, true},
+		{"no-hints", reachOpts{ttl: "0"}, "2025-11-25", 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits 0.6 s, on a server of its own
+			for _, via := range []string{"manager", "conn"} {
+				t.Run(via, func(t *testing.T) {
+					t.Parallel()
+					url, st := reachHTTP(t, tc.o)
+					var opts []mcpgo.Option
+					if tc.pin != "" {
+						opts = append(opts, mcpgo.WithProtocolVersion(tc.pin))
+					}
+					admin := mcpruntime.WithPrincipal(context.Background(), "admin", "tok-admin")
+					alice := mcpruntime.WithPrincipal(context.Background(), "alice", "tok-alice")
+					var list func(ctx context.Context) ([]string, error)
+					if via == "manager" {
+						p := manager.Policy{AllowPrivateNetworks: true}
+						reg := manager.NewRegistry(manager.NewMemoryServerStore(), p)
+						if _, err := reg.Save(context.Background(), httpCfg("reach", url)); err != nil {
+							t.Fatal(err)
+						}
+						m := manager.NewManager(reg, mcpgo.NewConnector(p, mcpgo.WithConnOptions(opts...)))
+						t.Cleanup(func() { m.CloseAll() })
+						list = func(ctx context.Context) ([]string, error) {
+							ts, err := m.Tools(ctx, "agent", "reach")
+							var names []string
+							for _, t := range ts {
+								names = append(names, t.Name)
+							}
+							return names, err
+						}
+					} else {
+						c := mcpgo.StreamableHTTP(url, opts...)
+						t.Cleanup(func() { c.Close() })
+						list = func(ctx context.Context) ([]string, error) {
+							p, _ := mcpruntime.PrincipalFrom(ctx)
+							return c.ToolNames(mcpruntime.WithBearerToken(ctx, p.Token))
+						}
+					}
+					for i := range 5 {
+						if i > 0 {
+							time.Sleep(150 * time.Millisecond)
+						}
+						who := admin
+						if i%2 == 1 {
+							who = alice
+						}
+						names, err := list(who)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if tc.perAgent && who == alice && slices.Contains(names, "admin") {
+							t.Fatalf("alice was shown the admin's list: %v", names)
+						}
+					}
+					if n := st.lists.Load(); n != tc.want {
+						t.Errorf("%d tools/list requests, want %d", n, tc.want)
+					}
+				})
+			}
+		})
 	}
 }
