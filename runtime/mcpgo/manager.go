@@ -142,6 +142,27 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 	return s.conn.CallTool(ctx, name, args)
 }
 
+// StartTool, TaskStatus, TaskResult and CancelTask implement
+// mcpruntime.TaskCaller on the session's connection.
+func (s *session) StartTool(ctx context.Context, name string, args json.RawMessage, ttl time.Duration) (*mcpruntime.Result, error) {
+	return s.conn.StartTool(ctx, name, args, ttl)
+}
+
+func (s *session) TaskStatus(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return s.conn.TaskStatus(ctx, ref)
+}
+
+func (s *session) TaskResult(ctx context.Context, ref mcpruntime.TaskRef) (*mcpruntime.Result, error) {
+	return s.conn.TaskResult(ctx, ref)
+}
+
+func (s *session) CancelTask(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return s.conn.CancelTask(ctx, ref)
+}
+
+// TaskSession is the connection's (Conn.TaskSession).
+func (s *session) TaskSession() string { return s.conn.TaskSession() }
+
 // ListTools implements manager.Session from the raw tools/list pages,
 // since mcp-go's own types drop schema keywords.
 func (s *session) ListTools(ctx context.Context) ([]manager.ToolInfo, error) {

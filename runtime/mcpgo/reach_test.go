@@ -887,3 +887,57 @@ func TestListCachingHints(t *testing.T) {
 		})
 	}
 }
+
+// The manager runs task-backed tools: a live tool that runs only as a
+// task is waited for when a model calls it through a toolset, and a
+// managed caller starts, polls and finishes a task with the principal's
+// token, on both protocol generations.
+func TestManagerTasks(t *testing.T) {
+	for _, pin := range []string{"2025-11-25", ""} {
+		t.Run("pin="+pin, func(t *testing.T) {
+			url, st := reachHTTP(t, reachOpts{})
+			p := manager.Policy{AllowPrivateNetworks: true}
+			reg := manager.NewRegistry(manager.NewMemoryServerStore(), p)
+			if _, err := reg.Save(context.Background(), httpCfg("reach", url)); err != nil {
+				t.Fatal(err)
+			}
+			var opts []mcpgo.Option
+			if pin != "" {
+				opts = append(opts, mcpgo.WithProtocolVersion(pin))
+			}
+			m := manager.NewManager(reg, mcpgo.NewConnector(p, mcpgo.WithConnOptions(opts...)))
+			defer m.CloseAll()
+			ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
+			defer cancel()
+			ts, err := m.Toolset(ctx, "agent", []manager.ToolSource{{Server: "reach", Tools: []string{"slow"},
+				Options: []mcpruntime.Option{mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ts.Invoke(ctx, "slow", json.RawMessage(`{"text":"managed","ms":100}`))
+			if err != nil || r.IsError || !strings.Contains(r.Text, "managed") {
+				t.Fatalf("a model's call of a task tool: %+v %v", r, err)
+			}
+			c, err := m.Caller(ctx, "agent", "reach")
+			if err != nil {
+				t.Fatal(err)
+			}
+			task, err := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+				mcpruntime.WithIdentity(mcpruntime.ContextPrincipal)).Start(ctx, ReachIn{Text: "typed", MS: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := task.Wait(ctx)
+			if err != nil || res.Output.Echo != "typed" {
+				t.Fatalf("%+v %v", res, err)
+			}
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			for _, a := range st.auth {
+				if !strings.HasSuffix(a, "Bearer tok-alice") {
+					t.Errorf("a task request went without the principal's token: %q", a)
+				}
+			}
+		})
+	}
+}
