@@ -1,8 +1,6 @@
 package mcpgo_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpgen/mcpgen/internal/testserver"
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
 	"github.com/mcpgen/mcpgen/runtime/manager"
 	"github.com/mcpgen/mcpgen/runtime/mcpgo"
@@ -206,118 +205,13 @@ func reachMain() int {
 		}
 	}
 	s := reachServer(o, nil)
-	// stdout goes through inlineOutcomes: the tasks/get answers of
-	// 2026-07-28 get their outcome.
-	ids := &taskGets{}
-	pr, pw := io.Pipe()
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			if ids.answer(line) {
-				line = inlineOutcome(s, line)
-			}
-			os.Stdout.Write(append(line, '\n'))
-		}
-	}()
-	if err := server.NewStdioServer(s).Listen(context.Background(), ids.tee(os.Stdin), pw); err != nil && err != io.EOF {
+	// The tasks/get answers of 2026-07-28 get their outcome (see
+	// testserver.ServeStdioInlining).
+	if err := testserver.ServeStdioInlining(s, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
-}
-
-// taskGets remembers the ids of the 2026-07-28 tasks/get requests that
-// went by.
-type taskGets struct {
-	mu  sync.Mutex
-	ids map[string]bool
-}
-
-func (g *taskGets) tee(r io.Reader) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(line, &m) == nil && m.Method == "tasks/get" && strings.Contains(string(line), mcp.MetaKeyProtocolVersion) {
-				g.mu.Lock()
-				if g.ids == nil {
-					g.ids = map[string]bool{}
-				}
-				g.ids[string(m.ID)] = true
-				g.mu.Unlock()
-			}
-			if _, err := pw.Write(append(bytes.Clone(line), '\n')); err != nil {
-				return
-			}
-		}
-		pw.Close()
-	}()
-	return pr
-}
-
-func (g *taskGets) answer(line []byte) bool {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.ID == nil {
-		return false
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	ok := g.ids[string(m.ID)]
-	delete(g.ids, string(m.ID))
-	return ok
-}
-
-// inlineOutcome adds a finished task's outcome to a tasks/get answer, as
-// the tasks extension of 2026-07-28 has it (result for a completed task,
-// error for a failed one): mcp-go v1.2.1 removed tasks/result on that
-// protocol but sends no outcome with the status, so its tasks could not
-// be finished there. The outcome is what tasks/result on the older path
-// gives.
-func inlineOutcome(s *server.MCPServer, answer []byte) []byte {
-	var a struct {
-		JSONRPC string                     `json:"jsonrpc"`
-		ID      json.RawMessage            `json:"id"`
-		Result  map[string]json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(answer, &a) != nil || a.Result == nil {
-		return answer
-	}
-	var status, id string
-	_ = json.Unmarshal(a.Result["status"], &status)
-	_ = json.Unmarshal(a.Result["taskId"], &id)
-	if status != "completed" && status != "failed" {
-		return answer
-	}
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "inline", "method": "tasks/result", "params": map[string]any{"taskId": id}})
-	b, _ := json.Marshal(s.HandleMessage(context.Background(), req))
-	var out struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(b, &out) != nil {
-		return answer
-	}
-	if out.Result != nil {
-		a.Result["result"] = out.Result
-	}
-	if out.Error != nil {
-		a.Result["error"] = out.Error
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		return answer
-	}
-	return b
 }
 
 // reachStdio is a Conn to the reach server as a process of its own.
@@ -339,6 +233,7 @@ func reachHTTP(t testing.TB, o reachOpts) (string, *reachStats) {
 		return context.WithValue(ctx, reachAuthKey{}, r.Header.Get("Authorization"))
 	}))
 	h := server.NewStreamableHTTPServer(s, hopts...)
+	inlining := testserver.InliningHandler(s, h)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodDelete:
@@ -356,25 +251,8 @@ func reachHTTP(t testing.TB, o reachOpts) (string, *reachStats) {
 				st.inits.Add(1)
 			}
 			st.saw(m.Method, r.Header.Get("Authorization"))
-			if m.Method == "tasks/get" && mcp.IsModernProtocol(r.Header.Get("Mcp-Protocol-Version")) {
-				// The outcome goes with the status (see inlineOutcome).
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, r)
-				body := rec.Body.Bytes()
-				if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-					body = inlineOutcome(s, body)
-				}
-				for k, v := range rec.Header() {
-					if k != "Content-Length" {
-						w.Header()[k] = v
-					}
-				}
-				w.WriteHeader(rec.Code)
-				w.Write(body)
-				return
-			}
 		}
-		h.ServeHTTP(w, r)
+		inlining.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp", st
