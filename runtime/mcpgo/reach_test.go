@@ -819,3 +819,47 @@ func TestManagerTasks(t *testing.T) {
 		})
 	}
 }
+
+// An error says each part of its context once: a binding's call over a
+// connection that names the tool already is not prefixed with it again.
+func TestCallErrorContextOnce(t *testing.T) {
+	url, _ := reachHTTP(t, reachOpts{})
+	// tools/call requests are cut off: the connection ends under the call.
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "tools/call" {
+			hj, _ := w.(http.Hijacker)
+			conn, _, _ := hj.Hijack()
+			conn.Close()
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, url, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer cut.Close()
+	c := mcpgo.StreamableHTTP(cut.URL+"/mcp", mcpgo.WithName("reach"))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("either", ""), c).Call(ctx, ReachIn{})
+	if err == nil {
+		t.Fatal("the call went through")
+	}
+	if n := strings.Count(err.Error(), `tool "either"`); n != 1 {
+		t.Errorf("the tool is named %d times: %v", n, err)
+	}
+	if n := strings.Count(err.Error(), `server "reach"`); n != 1 {
+		t.Errorf("the server is named %d times: %v", n, err)
+	}
+	t.Log(err)
+}
