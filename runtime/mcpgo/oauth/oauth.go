@@ -739,8 +739,9 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, m mode, s
 	}
 	// A token the server refused (revoked, or expired early) is renewed
 	// with the refresh token first: no user is needed for that. A step-up
-	// needs new consent, so it always authorizes again.
-	if old := c.entry; m != modeStepUp && old != nil && old.Token != nil && old.Token.RefreshToken != "" {
+	// needs new consent, so it always authorizes again, and so does a
+	// login after a step-up that waited for one (Wanted).
+	if old := c.entry; m != modeStepUp && old != nil && len(old.Wanted) == 0 && old.Token != nil && old.Token.RefreshToken != "" {
 		if tok, err := c.refresh(ctx, old); err == nil && tok.AccessToken != old.Token.AccessToken {
 			if tok.RefreshToken == "" {
 				tok.RefreshToken = old.Token.RefreshToken
@@ -752,6 +753,18 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, m mode, s
 		}
 	}
 	e, err := c.newToken(ctx, ch, m)
+	if err != nil && m == modeStepUp && errors.Is(err, ErrLoginRequired) && c.entry != nil && len(ch.Scope) > 0 {
+		// Nobody here to consent: what the server demanded is kept, so
+		// that the login the error asks for asks for it too.
+		for _, x := range ch.Scope {
+			if !slices.Contains(c.entry.Wanted, x) && !slices.Contains(c.entry.Scopes, x) {
+				c.entry.Wanted = append(c.entry.Wanted, x)
+			}
+		}
+		if c.cfg.Store.Save(c.cfg.Key, c.entry) == nil {
+			err = fmt.Errorf("%w (the server asks for scope %q, which the next login asks for)", err, strings.Join(ch.Scope, " "))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("oauth: %s: %w", c.server.Host, c.scrub(err, c.entry))
 	}
@@ -855,6 +868,15 @@ func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMe
 		s = slices.Clone(ch.Scope)
 	case prm != nil:
 		s = slices.Clone(prm.ScopesSupported)
+	}
+	if m == modeFirst && c.entry != nil && len(c.entry.Wanted) > 0 {
+		// A step-up that waited for a login: the scopes held and those
+		// demanded.
+		for _, x := range append(slices.Clone(c.entry.Scopes), c.entry.Wanted...) {
+			if !slices.Contains(s, x) {
+				s = append(s, x)
+			}
+		}
 	}
 	if m == modeStepUp && c.entry != nil {
 		for _, x := range c.entry.Scopes {
