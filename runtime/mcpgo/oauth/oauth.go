@@ -162,6 +162,9 @@ type Config struct {
 	// ClientCredentials uses the client credentials grant (a service
 	// acting as itself) instead of the authorization code flow.
 	ClientCredentials bool
+	// CrossApp, when set, gets tokens by cross-app access (see CrossApp)
+	// instead of the authorization code flow.
+	CrossApp *CrossApp
 	// Scopes, when set, are requested instead of the challenge's or the
 	// metadata's.
 	Scopes []string
@@ -586,7 +589,7 @@ func (c *Client) spend() error {
 // unattended reports whether nobody is there to consent to what the
 // client asks for.
 func (c *Client) unattended() bool {
-	if c.cfg.ClientCredentials {
+	if c.cfg.ClientCredentials || c.cfg.CrossApp != nil {
 		return true
 	}
 	u, ok := c.cfg.Agent.(interface{ Unattended() bool })
@@ -655,6 +658,9 @@ func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
 	if e.ClientCredentials && e.TokenURL != "" {
 		// A service just asks again: it needs no refresh token.
 		return c.clientCredentials(ctx, e)
+	}
+	if e.CrossApp && c.cfg.CrossApp != nil && e.TokenURL != "" {
+		return c.crossApp(ctx, c.httpClient(), e) // the same ID token again
 	}
 	if e.Token.RefreshToken == "" || e.TokenURL == "" {
 		return nil, errors.New("no refresh token")
@@ -795,6 +801,15 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, m mode) (*Entry, er
 	if c.cfg.ClientCredentials {
 		e.ClientCredentials = true
 		tok, err := c.clientCredentials(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		e.Token = tok
+		return e, nil
+	}
+	if c.cfg.CrossApp != nil {
+		e.CrossApp = true
+		tok, err := c.crossApp(ctx, hc, e)
 		if err != nil {
 			return nil, err
 		}
