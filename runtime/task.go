@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -189,6 +190,14 @@ const DefaultTaskPoll = 500 * time.Millisecond
 // WithTaskTTL asks the server to keep the tool's tasks for d after they
 // are created (default: the server's choice).
 func WithTaskTTL(d time.Duration) Option { return func(o *toolOptions) { o.taskTTL = max(d, 0) } }
+
+// WithTaskHandoff makes Invoke hand the model the task instead of waiting
+// for it: a tool that runs as a task (required, or optional with this
+// option) is started and its ModelResult says so at once, with Task set;
+// the model checks on it with the task poller (NewTaskPoller). Without
+// it, Invoke waits for a required task within the tool's timeout and
+// makes a plain call of an optional one.
+func WithTaskHandoff() Option { return func(o *toolOptions) { o.handoff = true } }
 
 // Task is a running (or finished) task of a tool: its status, progress,
 // its typed result, its cancellation. Ref saves it for another process.
@@ -427,6 +436,11 @@ func (t *toolCore) invokeTask(ctx context.Context, c *call) (ModelResult, error)
 	if err != nil {
 		return t.modelResult(ctx, c, nil, err)
 	}
+	if t.handoff && h.ref.ID != "" {
+		ref := h.ref
+		return ModelResult{Task: &ref, Text: fmt.Sprintf("The tool started task %s, which goes on in the background. Check on it with tool %q and arguments {\"tool\":%q,\"task\":%q}; it gives the result once the task is done.",
+			ref.ID, TaskPollerName, ref.Tool, ref.ID)}, nil
+	}
 	res, err := h.result(ctx)
 	var te *TimeoutError
 	if err != nil && errors.As(context.Cause(ctx), &te) && h.ref.ID != "" {
@@ -517,4 +531,92 @@ func taskWire(st TaskStatus) map[string]any {
 // requiredTask is Call's refusal of a tool that runs only as a task.
 func (t *toolCore) requiredTask() error {
 	return fmt.Errorf("tool %q runs only as a task (its execution.taskSupport is required): start it with Start: %w", t.desc.Name, ErrNotSent)
+}
+
+// TaskPollerName is the wire name of the task poller NewTaskPoller builds.
+const TaskPollerName = "check_task"
+
+// PollTask checks once on task id of the tool for a model, as the
+// principal of ctx: the task's result as Invoke would give it once the
+// task is done, else a failed result saying it is still going (IsError
+// false). The server binds the task to the principal that started it.
+func (t *Tool[I, O]) PollTask(ctx context.Context, id string) (ModelResult, error) {
+	core := &t.core
+	ref := TaskRef{ID: id, Tool: core.desc.Name, Server: core.server}
+	if core.tokens != nil {
+		p, err := resolvePrincipal(ctx, core.tokens, core.desc.Name)
+		if err != nil {
+			return ModelResult{}, err
+		}
+		ref.Principal = p.ID
+	}
+	h := &taskHandle{t: core, ref: ref}
+	st, err := h.status(ctx)
+	c := &call{desc: core.desc, server: core.server}
+	var pe *ProtocolError
+	switch {
+	case errors.As(err, &pe):
+		return ModelResult{IsError: true, Text: "The server does not know that task: " + pe.Message}, nil
+	case err != nil:
+		return ModelResult{}, err
+	case !st.State.Terminal():
+		text := fmt.Sprintf("Task %s is still %s", id, st.State)
+		if st.Message != "" {
+			text += ": " + st.Message
+		}
+		return ModelResult{Text: text + ". Check again later.", Task: &ref}, nil
+	}
+	h.last = st
+	res, err := h.result(ctx)
+	var ke *TaskError
+	if errors.As(err, &ke) {
+		return ModelResult{IsError: true, Text: "The tool's task was " + string(ke.State) + ": " + ke.Message}, nil
+	}
+	return core.modelResult(ctx, c, res, err)
+}
+
+// TaskPoller is a tool whose tasks a model can check on (*Tool is).
+type TaskPoller interface {
+	Invoker
+	PollTask(ctx context.Context, id string) (ModelResult, error)
+}
+
+// NewTaskPoller returns the tool a model checks on its tasks with, for
+// tools given WithTaskHandoff: named TaskPollerName, read-only, taking the
+// tool's wire name and the task's id. It reaches only the tasks of the
+// tools given, as the principal of each call's context.
+func NewTaskPoller(tools ...Invoker) Invoker {
+	p := &taskPoller{byName: map[string]TaskPoller{}}
+	var names []string
+	for _, t := range tools {
+		if tp, ok := t.(TaskPoller); ok && t.Descriptor() != nil && t.Descriptor().TaskSupport != TaskForbidden {
+			p.byName[t.Descriptor().Name] = tp
+			names = append(names, fmt.Sprintf("%q", t.Descriptor().Name))
+		}
+	}
+	schema, _ := json.Marshal(map[string]any{"type": "object", "additionalProperties": false, "required": []string{"tool", "task"},
+		"properties": map[string]any{"tool": map[string]any{"type": "string", "description": "the tool that started the task"},
+			"task": map[string]any{"type": "string", "description": "the task's id"}}})
+	p.desc = &Descriptor{Name: TaskPollerName, Description: "Check on a task a tool started in the background: its result once it is done (tasks of " + strings.Join(names, ", ") + ").",
+		Annotations: Annotations{ReadOnly: true, Idempotent: true}, InputSchema: schema}
+	return p
+}
+
+type taskPoller struct {
+	desc   *Descriptor
+	byName map[string]TaskPoller
+}
+
+func (p *taskPoller) Descriptor() *Descriptor { return p.desc }
+
+func (p *taskPoller) Invoke(ctx context.Context, args json.RawMessage) (ModelResult, error) {
+	var in struct{ Tool, Task string }
+	if err := json.Unmarshal(args, &in); err != nil || in.Task == "" {
+		return ModelResult{IsError: true, Text: `Invalid arguments: give {"tool": "<tool name>", "task": "<task id>"}.`}, nil
+	}
+	t, ok := p.byName[in.Tool]
+	if !ok {
+		return ModelResult{IsError: true, Text: fmt.Sprintf("No tool %q starts tasks here.", in.Tool)}, nil
+	}
+	return t.PollTask(ctx, in.Task)
 }

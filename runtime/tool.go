@@ -29,6 +29,7 @@ type toolOptions struct {
 	rendering   Rendering
 	observer    Observer
 	taskTTL     time.Duration
+	handoff     bool
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
@@ -119,6 +120,7 @@ type toolCore struct {
 	// token, the timeout, the result's provenance; no gate.
 	poll    handler
 	taskTTL time.Duration
+	handoff bool
 }
 
 // NewTool builds a typed tool over c. It never touches the network.
@@ -153,6 +155,7 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 		newIn:       newIn,
 		newOut:      newOut,
 		taskTTL:     o.taskTTL,
+		handoff:     o.handoff,
 	}
 	var gate interceptor
 	if o.gate != nil {
@@ -433,6 +436,10 @@ type ModelResult struct {
 	// ask, and continue with ResumeInvoke (runtime/agent does this) rather
 	// than hand Text to the model.
 	Pending *Approval
+	// Task is set when the call started a task that goes on in the
+	// background (WithTaskHandoff): Text tells the model how to check on
+	// it with the task poller (NewTaskPoller).
+	Task *TaskRef
 }
 
 // Invoke is the tool for a language model: args are the model's JSON
@@ -478,7 +485,7 @@ func (t *toolCore) invoke(ctx context.Context, args json.RawMessage) (ModelResul
 	if err != nil {
 		return ModelResult{}, err
 	}
-	if t.desc.TaskSupport == TaskRequired {
+	if t.desc.TaskSupport == TaskRequired || t.handoff && t.desc.TaskSupport == TaskOptional {
 		return t.invokeTask(ctx, c)
 	}
 	res, err := t.handle(ctx, c)

@@ -863,3 +863,41 @@ func TestCallErrorContextOnce(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// With WithTaskHandoff a model is handed the task and checks on it with
+// the task poller, which gives the result once the task is done.
+func TestTaskHandoffToModel(t *testing.T) {
+	for _, tc := range taskCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
+			defer cancel()
+			c := tc.conn()
+			slow := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("slow", mcpruntime.TaskRequired), c,
+				mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithTaskHandoff())
+			either := mcpruntime.NewTool[ReachIn, ReachOut](reachDesc("either", mcpruntime.TaskOptional), c,
+				mcpruntime.WithIdentity(mcpruntime.ContextPrincipal), mcpruntime.WithTaskHandoff())
+			poller := mcpruntime.NewTaskPoller(slow, either)
+			for _, tool := range []*mcpruntime.Tool[ReachIn, ReachOut]{slow, either} {
+				name := tool.Descriptor().Name
+				m, err := tool.Invoke(ctx, json.RawMessage(`{"text":"later","ms":400}`))
+				if err != nil || m.Task == nil || m.IsError || !strings.Contains(m.Text, mcpruntime.TaskPollerName) {
+					t.Fatalf("%s: handed a task: %+v %v", name, m, err)
+				}
+				args, _ := json.Marshal(map[string]string{"tool": name, "task": m.Task.ID})
+				r, err := poller.Invoke(ctx, args)
+				if err != nil || r.IsError || !strings.Contains(r.Text, "still working") {
+					t.Fatalf("%s: the first check: %+v %v", name, r, err)
+				}
+				time.Sleep(600 * time.Millisecond)
+				r, err = poller.Invoke(ctx, args)
+				if err != nil || r.IsError || !strings.Contains(r.Text, "later") {
+					t.Fatalf("%s: the check after the task ended: %+v %v", name, r, err)
+				}
+			}
+			r, err := poller.Invoke(ctx, json.RawMessage(`{"tool":"tick","task":"x"}`))
+			if err != nil || !r.IsError {
+				t.Errorf("a tool outside the poller's set: %+v %v", r, err)
+			}
+		})
+	}
+}
