@@ -210,6 +210,8 @@ type taskHandle struct {
 	// done is the result of a server that ran the call at once.
 	done *Result
 	last TaskStatus
+	// prov is the provenance of the outcome, once it came.
+	prov *Provenance
 }
 
 // Ref returns what is needed to pick the task up again (Tool.TaskOf).
@@ -311,7 +313,7 @@ func (t *toolCore) start(ctx context.Context, c *call) (*taskHandle, error) {
 	h := &taskHandle{t: t, ref: TaskRef{Tool: t.desc.Name, Server: t.server, Principal: c.principal}}
 	st, ok, perr := ParseCreatedTask(res.Raw)
 	if !ok {
-		h.done = res // the server ran it as a plain call
+		h.done, h.prov = res, c.prov // the server ran it as a plain call
 		return h, err
 	}
 	if perr != nil {
@@ -345,21 +347,31 @@ func (h *taskHandle) op(ctx context.Context, op callOp) (TaskStatus, error) {
 func (h *taskHandle) status(ctx context.Context) (TaskStatus, error) { return h.op(ctx, opStatus) }
 
 func (h *taskHandle) request(ctx context.Context, op callOp) (*Result, error) {
+	res, _, err := h.requestCall(ctx, op)
+	return res, err
+}
+
+// requestCall is request, with the call it made (its provenance).
+func (h *taskHandle) requestCall(ctx context.Context, op callOp) (*Result, *call, error) {
 	if _, err := h.t.tasks(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := &call{desc: h.t.desc, server: h.t.server, op: op, task: h.ref}
 	if h.t.tokens != nil {
 		p, err := resolvePrincipal(ctx, h.t.tokens, h.t.desc.Name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c.principal, c.token = p.ID, p.Token
 	}
 	if c.principal != h.ref.Principal {
-		return nil, fmt.Errorf("tool %q: task %s was started by principal %q, not %q: a task is polled only as the principal that started it", h.t.desc.Name, h.ref.ID, h.ref.Principal, c.principal)
+		return nil, nil, fmt.Errorf("tool %q: task %s was started by principal %q, not %q: a task is polled only as the principal that started it", h.t.desc.Name, h.ref.ID, h.ref.Principal, c.principal)
 	}
-	return h.t.poll(ctx, c)
+	res, err := h.t.poll(ctx, c)
+	if c.prov != nil {
+		h.prov = c.prov
+	}
+	return res, c, err
 }
 
 func (h *taskHandle) wait(ctx context.Context, tr typedParts) error {
@@ -367,7 +379,13 @@ func (h *taskHandle) wait(ctx context.Context, tr typedParts) error {
 	if err != nil {
 		return err
 	}
-	return h.t.rehydrate(res, tr)
+	if err := h.t.rehydrate(res, tr); err != nil {
+		return err
+	}
+	if h.prov != nil && tr.prov != nil {
+		*tr.prov = *h.prov
+	}
+	return nil
 }
 
 // result waits for the task to end and returns its tool result.
