@@ -52,10 +52,17 @@
 // Cancelling a
 // call's context sends notifications/cancelled where the protocol needs one
 // (stdio, SSE, streamable HTTP before 2026-07-28). WithProtocolVersion pins
-// the version; otherwise server/discover is tried first, and an answer that
-// is not a discover result, or none, falls back to initialize (after a ping,
-// so a stdio server that ignores unknown methods costs about 100 ms, not
-// the 5 s mcp-go would wait).
+// the version, and a server that settles on another fails the connection
+// (*VersionMismatchError); otherwise server/discover is tried first, and an
+// answer that is not a discover result, or none, falls back to initialize
+// (after a ping, so a stdio server that ignores unknown methods costs
+// about 100 ms, not the 5 s mcp-go would wait). Either way a connection
+// makes one handshake.
+//
+// A Conn is a mcpruntime.TaskCaller (tasks.go): task-augmented tools/call,
+// tasks/get, tasks/result and tasks/cancel, with the call's bearer token
+// on each. ToolNames keeps a list for as long as the server's ttlMs says
+// (2026-07-28), per bearer token when its cacheScope is private.
 //
 // Failures are typed: a *mcpruntime.ConnectError (with the exit status and
 // stderr tail of a stdio server) when no session could be set up, a
