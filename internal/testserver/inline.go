@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -22,6 +23,13 @@ import (
 // ServeStdioInlining and InliningHandler add it to an mcp-go server's
 // tasks/get answers, from what tasks/result on the older path gives.
 
+// Both also suggest a poll interval (PollIntervalMs) in every tasks/get
+// answer that has none, as a server may: mcp-go suggests none, and a
+// client's default interval would make tests wait.
+
+// PollIntervalMs is the poll interval the shims suggest.
+const PollIntervalMs = 50
+
 // ServeStdioInlining serves s over stdio (as server.ServeStdio does, until
 // stdin ends) with the outcome added to 2026-07-28 tasks/get answers.
 func ServeStdioInlining(s *server.MCPServer, stdin io.Reader, stdout io.Writer) error {
@@ -34,8 +42,8 @@ func ServeStdioInlining(s *server.MCPServer, stdin io.Reader, stdout io.Writer) 
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			if ids.answer(line) {
-				line = inlineOutcome(s, line)
+			if get, modern := ids.answer(line); get {
+				line = taskAnswer(s, line, modern)
 			}
 			if _, err := stdout.Write(append(bytes.Clone(line), '\n')); err != nil {
 				return
@@ -55,7 +63,16 @@ func ServeStdioInlining(s *server.MCPServer, stdin io.Reader, stdout io.Writer) 
 // added to 2026-07-28 tasks/get answers sent as JSON.
 func InliningHandler(s *server.MCPServer, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get("Mcp-Method") != "tasks/get" || !mcp.IsModernProtocol(r.Header.Get("Mcp-Protocol-Version")) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(b, &m) != nil || m.Method != "tasks/get" {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -63,7 +80,7 @@ func InliningHandler(s *server.MCPServer, h http.Handler) http.Handler {
 		h.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
 		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-			body = inlineOutcome(s, body)
+			body = taskAnswer(s, body, mcp.IsModernProtocol(r.Header.Get("Mcp-Protocol-Version")))
 		}
 		for k, v := range rec.Header() {
 			if k != "Content-Length" {
@@ -75,11 +92,34 @@ func InliningHandler(s *server.MCPServer, h http.Handler) http.Handler {
 	})
 }
 
-// taskGets remembers the ids of the 2026-07-28 tasks/get requests that
-// went by.
+// taskGets remembers the ids of the tasks/get requests that went by, and
+// whether each was on 2026-07-28.
 type taskGets struct {
 	mu  sync.Mutex
 	ids map[string]bool
+}
+
+// taskAnswer is a tasks/get answer with a poll interval suggested and, on
+// 2026-07-28, a finished task's outcome.
+func taskAnswer(s *server.MCPServer, answer []byte, modern bool) []byte {
+	if modern {
+		answer = inlineOutcome(s, answer)
+	}
+	var a map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	if json.Unmarshal(answer, &a) != nil || json.Unmarshal(a["result"], &res) != nil || res == nil {
+		return answer
+	}
+	if _, ok := res["pollInterval"]; ok {
+		return answer
+	}
+	res["pollInterval"] = json.RawMessage(strconv.Itoa(PollIntervalMs))
+	a["result"], _ = json.Marshal(res)
+	b, err := json.Marshal(a)
+	if err != nil {
+		return answer
+	}
+	return b
 }
 
 func (g *taskGets) tee(r io.Reader) io.Reader {
@@ -93,12 +133,12 @@ func (g *taskGets) tee(r io.Reader) io.Reader {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
-			if json.Unmarshal(line, &m) == nil && m.Method == "tasks/get" && strings.Contains(string(line), mcp.MetaKeyProtocolVersion) {
+			if json.Unmarshal(line, &m) == nil && m.Method == "tasks/get" {
 				g.mu.Lock()
 				if g.ids == nil {
 					g.ids = map[string]bool{}
 				}
-				g.ids[string(m.ID)] = true
+				g.ids[string(m.ID)] = strings.Contains(string(line), mcp.MetaKeyProtocolVersion)
 				g.mu.Unlock()
 			}
 			if _, err := pw.Write(append(bytes.Clone(line), '\n')); err != nil {
@@ -110,18 +150,20 @@ func (g *taskGets) tee(r io.Reader) io.Reader {
 	return pr
 }
 
-func (g *taskGets) answer(line []byte) bool {
+// answer reports whether line answers a tasks/get, and whether that was
+// on 2026-07-28.
+func (g *taskGets) answer(line []byte) (get, modern bool) {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
 	if json.Unmarshal(line, &m) != nil || m.ID == nil {
-		return false
+		return false, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ok := g.ids[string(m.ID)]
+	modern, get = g.ids[string(m.ID)]
 	delete(g.ids, string(m.ID))
-	return ok
+	return get, modern
 }
 
 // inlineOutcome adds a finished task's outcome to a tasks/get answer, as

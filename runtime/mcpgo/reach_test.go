@@ -277,6 +277,9 @@ func reachConns(t *testing.T, o reachOpts, opts ...mcpgo.Option) map[string]*mcp
 func TestPinnedVersionIsKept(t *testing.T) {
 	for _, pin := range []string{"2025-06-18", "2025-11-25", "2026-07-28", "2024-11-05"} {
 		for kind, c := range reachConns(t, reachOpts{version: "2024-11-05"}, mcpgo.WithProtocolVersion(pin)) {
+			if kind == "stdio" && pin == "2025-06-18" {
+				continue // a process each costs; both generations are pinned on stdio
+			}
 			t.Run(kind+"/"+pin, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
@@ -417,6 +420,7 @@ func asAlice(ctx context.Context) context.Context {
 func TestTaskLifecycle(t *testing.T) {
 	for _, tc := range taskCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting on tasks, on servers of its own
 			ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
 			defer cancel()
 			c := tc.conn()
@@ -431,7 +435,7 @@ func TestTaskLifecycle(t *testing.T) {
 				progress = append(progress, p.Message)
 				pmu.Unlock()
 			})
-			task, err := slow.Start(pctx, ReachIn{Text: "hi", MS: 300})
+			task, err := slow.Start(pctx, ReachIn{Text: "hi", MS: 150})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -440,7 +444,7 @@ func TestTaskLifecycle(t *testing.T) {
 				t.Fatalf("ref %+v", ref)
 			}
 			st, err := task.Status(ctx)
-			if err != nil || st.State != mcpruntime.TaskWorking {
+			if err != nil || st.State != mcpruntime.TaskWorking && st.State != mcpruntime.TaskCompleted || st.ID != ref.ID {
 				t.Fatalf("status %+v, %v", st, err)
 			}
 			if _, err := task.Status(mcpruntime.WithPrincipal(ctx, "bob", "tok-bob")); err == nil || !strings.Contains(err.Error(), `principal "alice"`) {
@@ -870,6 +874,7 @@ func TestCallErrorContextOnce(t *testing.T) {
 func TestTaskHandoffToModel(t *testing.T) {
 	for _, tc := range taskCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
 			defer cancel()
 			c := tc.conn()
@@ -880,7 +885,7 @@ func TestTaskHandoffToModel(t *testing.T) {
 			poller := mcpruntime.NewTaskPoller(slow, either)
 			for _, tool := range []*mcpruntime.Tool[ReachIn, ReachOut]{slow, either} {
 				name := tool.Descriptor().Name
-				m, err := tool.Invoke(ctx, json.RawMessage(`{"text":"later","ms":400}`))
+				m, err := tool.Invoke(ctx, json.RawMessage(`{"text":"later","ms":300}`))
 				if err != nil || m.Task == nil || m.IsError || !strings.Contains(m.Text, mcpruntime.TaskPollerName) {
 					t.Fatalf("%s: handed a task: %+v %v", name, m, err)
 				}
@@ -889,8 +894,10 @@ func TestTaskHandoffToModel(t *testing.T) {
 				if err != nil || r.IsError || !strings.Contains(r.Text, "still working") {
 					t.Fatalf("%s: the first check: %+v %v", name, r, err)
 				}
-				time.Sleep(600 * time.Millisecond)
-				r, err = poller.Invoke(ctx, args)
+				for strings.Contains(r.Text, "still working") && ctx.Err() == nil {
+					time.Sleep(20 * time.Millisecond)
+					r, err = poller.Invoke(ctx, args)
+				}
 				if err != nil || r.IsError || !strings.Contains(r.Text, "later") {
 					t.Fatalf("%s: the check after the task ended: %+v %v", name, r, err)
 				}
