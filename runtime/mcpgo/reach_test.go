@@ -711,10 +711,14 @@ func TestListCachingHints(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each waits 0.6 s, on a server of its own
-			for _, via := range []string{"manager", "conn"} {
+			for _, via := range []string{"manager", "conn", "conn-stdio"} {
+				if via == "conn-stdio" && tc.name != "ttl0" && tc.name != "ttl-long-private" {
+					continue // a process each costs; these two show the hints on stdio
+				}
 				t.Run(via, func(t *testing.T) {
 					t.Parallel()
 					url, st := reachHTTP(t, tc.o)
+					lists := st.lists.Load
 					var opts []mcpgo.Option
 					if tc.pin != "" {
 						opts = append(opts, mcpgo.WithProtocolVersion(tc.pin))
@@ -740,6 +744,19 @@ func TestListCachingHints(t *testing.T) {
 						}
 					} else {
 						c := mcpgo.StreamableHTTP(url, opts...)
+						if via == "conn-stdio" {
+							// The server counts its own lists; asking costs
+							// no list (a tool check takes a stale one).
+							c = reachStdio(tc.o, opts...)
+							lists = func() int64 {
+								r, err := c.CallTool(mcpruntime.WithBearerToken(context.Background(), "tok-admin"), "lists", nil)
+								if err != nil {
+									t.Fatal(err)
+								}
+								n, _ := strconv.ParseInt(r.Text(), 10, 64)
+								return n
+							}
+						}
 						t.Cleanup(func() { c.Close() })
 						list = func(ctx context.Context) ([]string, error) {
 							p, _ := mcpruntime.PrincipalFrom(ctx)
@@ -762,7 +779,7 @@ func TestListCachingHints(t *testing.T) {
 							t.Fatalf("alice was shown the admin's list: %v", names)
 						}
 					}
-					if n := st.lists.Load(); n != tc.want {
+					if n := lists(); n != tc.want {
 						t.Errorf("%d tools/list requests, want %d", n, tc.want)
 					}
 				})
