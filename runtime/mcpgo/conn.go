@@ -681,7 +681,7 @@ func hideURL(cfg config, endpoint string) config {
 func (c *Conn) Name() string { return c.cfg.name }
 
 // Client returns the connected mcp-go client, connecting if needed, for
-// what the bindings do not cover (notifications, completions, tasks). It
+// what the bindings do not cover (notifications, completions, tasks/list). It
 // stays owned by the Conn: close the Conn, not the client.
 func (c *Conn) Client(ctx context.Context) (*client.Client, error) {
 	l, err := c.link(ctx)

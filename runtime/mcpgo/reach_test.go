@@ -926,3 +926,17 @@ func TestTaskHandoffToModel(t *testing.T) {
 		})
 	}
 }
+
+// A task start on a server that does not take tasks is refused before
+// anything is sent, saying why.
+func TestTaskStartWithoutCapability(t *testing.T) {
+	c := mcpgo.Stdio(os.Args[0], nil, mcpgo.WithEnv("MCPGO_FIXTURE=stdio"), mcpgo.WithName("fixture"))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d := reachDesc("weather", mcpruntime.TaskOptional)
+	_, err := mcpruntime.NewTool[ReachIn, ReachOut](d, c).Start(ctx, ReachIn{})
+	if !errors.Is(err, mcpgo.ErrTasksUnsupported) || !errors.Is(err, mcpruntime.ErrNotSent) {
+		t.Fatalf("a task start on a server without tasks: %v", err)
+	}
+}

@@ -29,9 +29,12 @@ import (
 
 var _ mcpruntime.TaskCaller = (*Conn)(nil)
 
+// tasksExtension is the capability of the tasks extension (2026-07-28).
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
 // ErrTasksUnsupported marks a task start the server cannot take: it
 // declares no tasks.requests.tools.call capability. Nothing was sent.
-var ErrTasksUnsupported = errors.New("the server does not run tool calls as tasks (it declares no tasks.requests.tools.call capability)")
+var ErrTasksUnsupported = errors.New("the server does not run tool calls as tasks (it declares neither the tasks.requests.tools.call capability nor the tasks extension)")
 
 // StartTool implements mcpruntime.TaskCaller: tools/call with task
 // augmentation. A progress callback on ctx (mcpruntime.WithProgress) gets
@@ -145,10 +148,14 @@ func (c *Conn) taskRequest(ctx context.Context, ref mcpruntime.TaskRef, method m
 	return nil, err
 }
 
-// checkTasks refuses a task start the server has not declared it takes.
+// checkTasks refuses a task start the server has not declared it takes:
+// tasks.requests.tools.call, or the tasks extension of 2026-07-28.
 func (c *Conn) checkTasks(l *link, name string) error {
-	t := l.cli.GetServerCapabilities().Tasks
-	if t != nil && t.Requests != nil && t.Requests.Tools != nil && t.Requests.Tools.Call != nil {
+	caps := l.cli.GetServerCapabilities()
+	if t := caps.Tasks; t != nil && t.Requests != nil && t.Requests.Tools != nil && t.Requests.Tools.Call != nil {
+		return nil
+	}
+	if _, ok := caps.Extensions[tasksExtension]; ok {
 		return nil
 	}
 	return fmt.Errorf("server %q: tool %q: %w (%w)", c.cfg.name, name, ErrTasksUnsupported, manager.ErrNotSent)
