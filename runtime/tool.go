@@ -266,6 +266,9 @@ func notRecorded(err error) bool {
 }
 
 func (t *toolCore) resume(ctx context.Context, id string, tr typedParts) error {
+	if t.desc.TaskSupport == TaskRequired {
+		return fmt.Errorf("tool %q runs only as a task (its execution.taskSupport is required): resume approval %s with ResumeStart: %w", t.desc.Name, id, ErrNotSent)
+	}
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
 		return err
@@ -505,6 +508,16 @@ func (t *toolCore) resumeInvoke(ctx context.Context, id string) (ModelResult, er
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
 		return ModelResult{}, err
+	}
+	if t.desc.TaskSupport == TaskRequired || t.handoff && t.desc.TaskSupport == TaskOptional {
+		// Made as Invoke would have: the approved task started once,
+		// then waited for or handed off.
+		m, err := t.invokeTask(ctx, c)
+		var ae *ApprovalError
+		if errors.As(err, &ae) && errors.Is(ae.Err, ErrApprovalDenied) {
+			return ModelResult{IsError: true, Text: denialText(ae)}, nil
+		}
+		return m, err
 	}
 	res, err := t.handle(ctx, c)
 	var ae *ApprovalError

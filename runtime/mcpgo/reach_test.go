@@ -592,6 +592,27 @@ func TestTaskStartGatedOnce(t *testing.T) {
 	if err != nil || res.Output.Echo != "gated" {
 		t.Fatalf("%+v %v", res, err)
 	}
+	if _, err := slow.Resume(ctx, are.Approval.ID); !errors.Is(err, mcpruntime.ErrNotSent) || !strings.Contains(err.Error(), "ResumeStart") {
+		t.Errorf("Resume of a tool that runs only as a task: %v", err)
+	}
+
+	// A model's gated call: pending, then made once as a task, waited for.
+	m, err := slow.Invoke(ctx, json.RawMessage(`{"text":"for the model","ms":50}`))
+	if err != nil || m.Pending == nil {
+		t.Fatalf("a model's gated call: %+v %v", m, err)
+	}
+	if err := gate.Approve(ctx, m.Pending.ID, m.Pending.Digest); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		r, err := slow.ResumeInvoke(ctx, m.Pending.ID)
+		if err != nil || r.IsError || !strings.Contains(r.Text, "for the model") {
+			t.Fatalf("the approved call resumed for the model: %+v %v", r, err)
+		}
+	}
+	if n := starts(); n != 2 {
+		t.Errorf("%d task starts reached the server, want 2 (one per approval)", n)
+	}
 }
 
 // A required-task tool called plainly over 2026-07-28 HTTP, where the
