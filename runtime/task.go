@@ -201,6 +201,7 @@ func WithTaskHandoff() Option { return func(o *toolOptions) { o.handoff = true }
 
 // Task is a running (or finished) task of a tool: its status, progress,
 // its typed result, its cancellation. Ref saves it for another process.
+// A Task is for one goroutine at a time; TaskOf gives another its own.
 type Task[O any] struct{ h taskHandle }
 
 // taskHandle is a Task without its type parameter.
@@ -227,10 +228,10 @@ func (k *Task[O]) Cancel(ctx context.Context) (TaskStatus, error) { return k.h.o
 // Wait polls the task until it ends, at the interval the server suggests
 // (DefaultTaskPoll otherwise), each poll bounded by the tool's timeout and
 // the whole wait by ctx; a change of status message is reported to
-// ProgressFrom(ctx). Then it fetches the result (tasks/result) and
-// rehydrates it as Call does; the result's provenance is recorded like a
-// call's. A task cancelled, or failed without a tool result, is a
-// *TaskError.
+// ProgressFrom(ctx). Then it takes the outcome sent with the last status
+// (2026-07-28) or fetches it (tasks/result) and rehydrates it as Call
+// does; the result's provenance is recorded like a call's. A task
+// cancelled, or failed without a tool result, is a *TaskError.
 func (k *Task[O]) Wait(ctx context.Context) (*TypedResult[O], error) {
 	tr := new(TypedResult[O])
 	if err := k.h.wait(ctx, partsOf(tr)); err != nil {
