@@ -372,7 +372,10 @@ func (m *Manager) CircuitState(serverID, tool string) BreakerState {
 }
 
 // Tools lists the server's tools (from the cache while it is fresh),
-// connecting if needed. The agent must be allowed to use the server.
+// connecting if needed. The agent must be allowed to use the server. With
+// a principal in ctx (mcpruntime.WithPrincipal) the list is fetched as
+// that principal, and one the server marks private is kept for it alone
+// (see ListHints).
 func (m *Manager) Tools(ctx context.Context, agent, serverID string) ([]ToolInfo, error) {
 	if _, err := m.access(ctx, agent, serverID); err != nil {
 		return nil, err
