@@ -16,7 +16,7 @@ type progressKey struct{}
 // returned context: the session layer sends a progress token with each and
 // calls fn (from its own goroutine, in order) with every notification the
 // server sends for it. The mcpgo session layer also delivers one that
-// arrives up to 250 ms after the answer (a server may write its last
+// arrives up to 500 ms after the answer (a server may write its last
 // notification after the answer), so fn may run just after the call has
 // returned; for a task (Tool.Start), until the task is seen to end.
 func WithProgress(ctx context.Context, fn func(Progress)) context.Context {

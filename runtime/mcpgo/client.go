@@ -656,7 +656,7 @@ func (p *progressRoutes) add(fn func(mcpruntime.Progress)) (token string, done f
 
 // progressLinger is how long after a call's answer its progress
 // notifications are still delivered.
-const progressLinger = 250 * time.Millisecond
+const progressLinger = 500 * time.Millisecond
 
 // deliver routes n by its token and hands on what scrubbed, its scrubbed
 // copy, says.
