@@ -275,12 +275,14 @@ func reachConns(t *testing.T, o reachOpts, opts ...mcpgo.Option) map[string]*mcp
 // connection pinned to a newer version fails naming both versions, over
 // stdio and HTTP, and one pinned to 2024-11-05 works.
 func TestPinnedVersionIsKept(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, pin := range []string{"2025-06-18", "2025-11-25", "2026-07-28", "2024-11-05"} {
 		for kind, c := range reachConns(t, reachOpts{version: "2024-11-05"}, mcpgo.WithProtocolVersion(pin)) {
 			if kind == "stdio" && pin == "2025-06-18" {
 				continue // a process each costs; both generations are pinned on stdio
 			}
 			t.Run(kind+"/"+pin, func(t *testing.T) {
+				t.Parallel()
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				_, err := c.ToolNames(ctx)
@@ -418,6 +420,7 @@ func asAlice(ctx context.Context) context.Context {
 // failed task and a cancelled one say so; a saved handle is picked up by
 // another connection where the protocol allows it.
 func TestTaskLifecycle(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, tc := range taskCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // mostly waiting on tasks, on servers of its own
@@ -544,6 +547,7 @@ func TestTaskLifecycle(t *testing.T) {
 // The gate holds a task start before the task is created, and an approved
 // start is made exactly once however often it is resumed.
 func TestTaskStartGatedOnce(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	url, st := reachHTTP(t, reachOpts{})
 	c := mcpgo.StreamableHTTP(url, mcpgo.WithName("reach"))
 	defer c.Close()
@@ -619,8 +623,10 @@ func TestTaskStartGatedOnce(t *testing.T) {
 // server answers -32601 with a 404, is reported as the server's refusal,
 // saying the tool runs only as a task, and the connection stays.
 func TestRequiredTaskCalledPlainly(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, tc := range taskCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			c := tc.conn()
@@ -652,6 +658,7 @@ func containsStr(ss []string, s string) bool {
 // process is waited for by another (2026-07-28 over HTTP, where the server
 // binds tasks to no session).
 func TestTaskPickedUpByAnotherProcess(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	url, _ := reachHTTP(t, reachOpts{})
 	c := mcpgo.StreamableHTTP(url, mcpgo.WithName("reach"))
 	ctx, cancel := context.WithTimeout(asAlice(context.Background()), 30*time.Second)
@@ -717,6 +724,7 @@ func TestProgressLastNotificationKept(t *testing.T) {
 // ms, a list without hints (2025-11-25) is kept; a private list is kept
 // per principal and never shown to another, a public one is shared.
 func TestListCachingHints(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, tc := range []struct {
 		name     string
 		o        reachOpts
@@ -814,6 +822,7 @@ func TestListCachingHints(t *testing.T) {
 // managed caller starts, polls and finishes a task with the principal's
 // token, on both protocol generations.
 func TestManagerTasks(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, pin := range []string{"2025-11-25", ""} {
 		t.Run("pin="+pin, func(t *testing.T) {
 			url, st := reachHTTP(t, reachOpts{})
@@ -910,6 +919,7 @@ func TestCallErrorContextOnce(t *testing.T) {
 // With WithTaskHandoff a model is handed the task and checks on it with
 // the task poller, which gives the result once the task is done.
 func TestTaskHandoffToModel(t *testing.T) {
+	t.Parallel() // waits on processes and tasks, on servers of its own
 	for _, tc := range taskCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -951,7 +961,10 @@ func TestTaskHandoffToModel(t *testing.T) {
 // A task start on a server that does not take tasks is refused before
 // anything is sent, saying why.
 func TestTaskStartWithoutCapability(t *testing.T) {
-	c := mcpgo.Stdio(os.Args[0], nil, mcpgo.WithEnv("MCPGO_FIXTURE=stdio"), mcpgo.WithName("fixture"))
+	t.Parallel() // waits on processes and tasks, on servers of its own
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(fixture()))
+	defer ts.Close()
+	c := mcpgo.StreamableHTTP(ts.URL+"/mcp", mcpgo.WithName("fixture"))
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
