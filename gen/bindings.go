@@ -302,6 +302,12 @@ func prepareBindings(srcs []*srcInput, schemas []*ir.Schema, fileOf map[*ir.Sche
 			t := &emit.Tool{Name: e.Key, GoName: ident.Ident(in.Bare), Input: rootOf[in], Annotations: annotations(tool["annotations"])}
 			_ = json.Unmarshal(tool["title"], &t.Title)
 			_ = json.Unmarshal(tool["description"], &t.Description)
+			var exec struct {
+				TaskSupport string `json:"taskSupport"`
+			}
+			if json.Unmarshal(tool["execution"], &exec) == nil && (exec.TaskSupport == "optional" || exec.TaskSupport == "required") {
+				t.TaskSupport = exec.TaskSupport
+			}
 			if out := byTool[key{s.file, e.Key, "Output"}]; out != nil {
 				t.Output = rootOf[out]
 				t.OutputSchema = compact(out.Data)

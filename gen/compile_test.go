@@ -360,7 +360,7 @@ func driverSource(units []*compileUnit) []byte {
 	for i, u := range units {
 		fmt.Fprintf(&b, "\tp%d %q\n", i, "mcpgentest/"+u.dir)
 	}
-	b.WriteString("\t\"context\"\n\tmcpruntime \"github.com/mcpgen/mcpgen/runtime\"\n")
+	b.WriteString("\t\"context\"\n\t\"time\"\n\tmcpruntime \"github.com/mcpgen/mcpgen/runtime\"\n")
 	b.WriteString(")\n\n")
 	// invokes calls each tool's factory over a Caller that records what it
 	// is sent: a model's arguments must reach the server exactly when the
@@ -387,6 +387,22 @@ type fake struct{ calls int }
 func (f *fake) CallTool(context.Context, string, json.RawMessage) (*mcpruntime.Result, error) {
 	f.calls++
 	return &mcpruntime.Result{Content: []mcpruntime.Content{{Type: mcpruntime.ContentText, Text: "ok"}}}, nil
+}
+
+// A tool that runs only as a task is started as one; the fake runs it at
+// once, as a server may.
+func (f *fake) StartTool(ctx context.Context, name string, args json.RawMessage, _ time.Duration) (*mcpruntime.Result, error) {
+	return f.CallTool(ctx, name, args)
+}
+
+func (f *fake) TaskStatus(context.Context, mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return mcpruntime.TaskStatus{}, nil
+}
+
+func (f *fake) TaskResult(context.Context, mcpruntime.TaskRef) (*mcpruntime.Result, error) { return nil, nil }
+
+func (f *fake) CancelTask(context.Context, mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return mcpruntime.TaskStatus{}, nil
 }
 
 var roots = map[string]func([]byte) ([]byte, []byte, error){

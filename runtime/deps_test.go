@@ -95,7 +95,8 @@ func TestLayering(t *testing.T) {
 // packages of their own. The bound is a tripwire for code that belongs
 // elsewhere, not a budget to squeeze lines into: the security rules the
 // runtime enforces (template values, gated reads, scrubbing) and the
-// observer seam took it past 5,000.
+// observer seam took it past 5,000, tasks (a start through the same
+// guards, its handle and polls) past 6,000.
 func TestRuntimeIsSlim(t *testing.T) {
 	lines := 0
 	files, err := filepath.Glob("*.go")
@@ -112,8 +113,8 @@ func TestRuntimeIsSlim(t *testing.T) {
 		}
 		lines += strings.Count(string(b), "\n")
 	}
-	if lines > 6000 {
-		t.Errorf("runtime has %d lines of non-test code, over the 6,000 its design allows", lines)
+	if lines > 6500 {
+		t.Errorf("runtime has %d lines of non-test code, over the 6,500 its design allows", lines)
 	}
 	t.Logf("runtime: %d lines of non-test code", lines)
 }

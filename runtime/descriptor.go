@@ -31,6 +31,8 @@ type Descriptor struct {
 	// through one server's bindings is not spent through another's when
 	// their labels agree.
 	Server string
+	// TaskSupport is the tool's execution.taskSupport (task.go).
+	TaskSupport TaskSupport
 }
 
 // Annotations are a tool's behaviour hints with the specification's

@@ -170,6 +170,17 @@
 // GateAfterTaint, once a run has ingested external content every call to a
 // tool not annotated read-only needs approval.
 //
+// Tasks. A tool whose descriptor's TaskSupport is TaskOptional or
+// TaskRequired starts as a task with Tool.Start, over a Caller that is a
+// TaskCaller; the *Task polls, waits for the typed result and cancels, and
+// its Ref picks it up in another process (Tool.TaskOf). The guards apply
+// to the start as to a call (the gate before the task is created, exactly
+// once with ResumeStart); every request about the task carries the
+// principal's token and is refused for another principal; the outcome's
+// provenance is recorded. Call refuses a TaskRequired tool; Invoke waits
+// for its task within the timeout, or hands it to the model
+// (WithTaskHandoff, NewTaskPoller).
+//
 // # Observing
 //
 // An Observer (WithObserver for tools, ReadObserver for reads and prompts,

@@ -474,6 +474,10 @@ func replay(ctx context.Context, c *call, a *Approval) (*Result, error) {
 		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrApprovedCallFailed, Detail: o.Error}
 	}
 	res, err := ParseResult(o.Result)
+	if _, task, _ := ParseCreatedTask(o.Result); task {
+		// An approved task start's outcome is its task (task.go).
+		res, err = &Result{Raw: cloneRaw(o.Result)}, nil
+	}
 	if err != nil {
 		return nil, &ApprovalError{ID: a.ID, Tool: a.Tool, Err: ErrOutcomeUnknown, Detail: "recorded result unreadable: " + err.Error()}
 	}

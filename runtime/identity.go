@@ -86,6 +86,15 @@ func withBearer(ctx context.Context, tok Secret) (context.Context, *bearer) {
 	return context.WithValue(ctx, bearerKey{}, b), b
 }
 
+// WithBearerToken returns ctx carrying tok for the session layer to send
+// as an "Authorization: Bearer" header on requests made with it, for a
+// request made as a principal outside a tool call (the connection
+// manager's tool listing for a principal).
+func WithBearerToken(ctx context.Context, tok Secret) context.Context {
+	ctx, _ = withBearer(ctx, tok)
+	return ctx
+}
+
 // BearerToken returns the token a call's identity guard chose to send as
 // an "Authorization: Bearer" header. Connections whose transport has headers
 // (streamable HTTP, SSE) call it from their per-request header hook; the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +24,14 @@ type call struct {
 	prov *Provenance
 	// obs is the tool's Observer (observe.go), nil when it has none.
 	obs Observer
+	// op is what the call asks of the connection (task.go): a call, a
+	// task start with its ttl, or a request about task.
+	op   callOp
+	ttl  time.Duration
+	task TaskRef
+	// inline and inlineErr are the outcome a task's status came with.
+	inline    *Result
+	inlineErr *ProtocolError
 }
 
 type handler func(ctx context.Context, c *call) (*Result, error)
@@ -70,10 +77,20 @@ func callerHandler(cl Caller) handler {
 		if cl == nil {
 			return nil, fmt.Errorf("tool %q: no Caller (the binding was built with a nil connection): %w", c.desc.Name, ErrNotSent)
 		}
-		res, err := cl.CallTool(ctx, c.desc.Name, c.args)
+		var res *Result
+		var err error
+		if c.op == opCall {
+			res, err = cl.CallTool(ctx, c.desc.Name, c.args)
+		} else if tc, ok := cl.(TaskCaller); ok {
+			res, err = taskRequest(ctx, tc, c)
+		} else {
+			return nil, fmt.Errorf("tool %q: the connection cannot run tasks: %w", c.desc.Name, ErrNotSent)
+		}
 		if err != nil {
-			if strings.Contains(err.Error(), "tool "+strconv.Quote(c.desc.Name)) {
-				return nil, err // the connection said which tool (mcpgo does)
+			// The connection's errors usually name the tool already; the
+			// name is said once.
+			if strings.Contains(err.Error(), fmt.Sprintf("tool %q", c.desc.Name)) {
+				return nil, err
 			}
 			return nil, fmt.Errorf("call tool %q: %w", c.desc.Name, err)
 		}

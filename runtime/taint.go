@@ -117,11 +117,18 @@ func (r *Run) Tainted() (Provenance, bool) {
 func recordTaint(next handler) handler {
 	return func(ctx context.Context, c *call) (*Result, error) {
 		res, err := next(ctx, c)
-		var pe *ProtocolError
+		rec, pe := res, (*ProtocolError)(nil)
+		if c.op == opStatus || c.op == opCancel {
+			// A task's status is no result, unless its outcome came with it.
+			rec, pe = c.inline, c.inlineErr
+			if rec == nil && pe == nil {
+				return res, err
+			}
+		}
 		switch {
-		case res != nil:
-			c.prov = &Provenance{Digest: resultDigest(res), IsError: res.IsError}
-		case errors.As(err, &pe):
+		case rec != nil:
+			c.prov = &Provenance{Digest: resultDigest(rec), IsError: rec.IsError}
+		case pe != nil || errors.As(err, &pe):
 			// A JSON-RPC error's message is the server's text and is shown
 			// to the model ("The server rejected the call: …"), so it is
 			// external content like a result.

@@ -28,6 +28,8 @@ type toolOptions struct {
 	server      string
 	rendering   Rendering
 	observer    Observer
+	taskTTL     time.Duration
+	handoff     bool
 }
 
 // WithTimeout sets the per-call timeout; 0 disables it (the context alone
@@ -114,6 +116,11 @@ type toolCore struct {
 	rendering   Rendering
 	newIn       func() any // a new *I
 	newOut      func() any // a new *O
+	// poll is the chain of a task's requests (task.go): the bearer
+	// token, the timeout, the result's provenance; no gate.
+	poll    handler
+	taskTTL time.Duration
+	handoff bool
 }
 
 // NewTool builds a typed tool over c. It never touches the network.
@@ -147,6 +154,8 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 		rendering:   o.rendering,
 		newIn:       newIn,
 		newOut:      newOut,
+		taskTTL:     o.taskTTL,
+		handoff:     o.handoff,
 	}
 	var gate interceptor
 	if o.gate != nil {
@@ -157,6 +166,7 @@ func (t *toolCore) init(desc *Descriptor, c Caller, opts []Option, newIn, newOut
 		t.declared = declaredProperties(desc.InputSchema, o.identityArg)
 	}
 	t.handle = chain(callerHandler(c), observing(o.observer, c), gate, identity(o.identityArg, t.declared), timeout(o.timeout), recordTaint)
+	t.poll = chain(callerHandler(c), identity("", nil), timeout(o.timeout), recordTaint)
 }
 
 // Descriptor returns the tool's descriptor.
@@ -205,6 +215,9 @@ func (t *Tool[I, O]) Call(ctx context.Context, in I) (*TypedResult[O], error) {
 }
 
 func (t *toolCore) call(ctx context.Context, in any, tr typedParts) error {
+	if t.desc.TaskSupport == TaskRequired {
+		return t.requiredTask()
+	}
 	if err := in.(validator).Validate(); err != nil {
 		return t.inputError(err)
 	}
@@ -253,6 +266,9 @@ func notRecorded(err error) bool {
 }
 
 func (t *toolCore) resume(ctx context.Context, id string, tr typedParts) error {
+	if t.desc.TaskSupport == TaskRequired {
+		return fmt.Errorf("tool %q runs only as a task (its execution.taskSupport is required): resume approval %s with ResumeStart: %w", t.desc.Name, id, ErrNotSent)
+	}
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
 		return err
@@ -423,6 +439,10 @@ type ModelResult struct {
 	// ask, and continue with ResumeInvoke (runtime/agent does this) rather
 	// than hand Text to the model.
 	Pending *Approval
+	// Task is set when the call started a task that goes on in the
+	// background (WithTaskHandoff): Text tells the model how to check on
+	// it with the task poller (NewTaskPoller).
+	Task *TaskRef
 }
 
 // Invoke is the tool for a language model: args are the model's JSON
@@ -468,6 +488,9 @@ func (t *toolCore) invoke(ctx context.Context, args json.RawMessage) (ModelResul
 	if err != nil {
 		return ModelResult{}, err
 	}
+	if t.desc.TaskSupport == TaskRequired || t.handoff && t.desc.TaskSupport == TaskOptional {
+		return t.invokeTask(ctx, c)
+	}
 	res, err := t.handle(ctx, c)
 	return t.modelResult(ctx, c, res, err)
 }
@@ -485,6 +508,16 @@ func (t *toolCore) resumeInvoke(ctx context.Context, id string) (ModelResult, er
 	c, err := t.resumeCall(ctx, id)
 	if err != nil {
 		return ModelResult{}, err
+	}
+	if t.desc.TaskSupport == TaskRequired || t.handoff && t.desc.TaskSupport == TaskOptional {
+		// Made as Invoke would have: the approved task started once,
+		// then waited for or handed off.
+		m, err := t.invokeTask(ctx, c)
+		var ae *ApprovalError
+		if errors.As(err, &ae) && errors.Is(ae.Err, ErrApprovalDenied) {
+			return ModelResult{IsError: true, Text: denialText(ae)}, nil
+		}
+		return m, err
 	}
 	res, err := t.handle(ctx, c)
 	var ae *ApprovalError

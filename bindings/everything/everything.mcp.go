@@ -481,7 +481,8 @@ func NewGzipFileAsResource(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpr
 }
 
 // SimulateResearchQueryDescriptor describes the "simulate-research-query" tool
-// as snapshotted in mcp/everything.json.
+// as snapshotted in mcp/everything.json. The tool runs only as a task: start
+// it with Start (Call refuses it; Invoke waits for the task).
 var SimulateResearchQueryDescriptor = mcpruntime.Descriptor{
 	Name:        "simulate-research-query",
 	GoName:      "SimulateResearchQuery",
@@ -496,6 +497,7 @@ var SimulateResearchQueryDescriptor = mcpruntime.Descriptor{
 	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"topic":{"type":"string","description":"The research topic to investigate"},"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"}},"required":["topic"]}`),
 	SchemaHash:  "sha256:c7cc90ab7976b4be7a8a6b1b083894d117cd0677ed3dd81be9b856f0852b410e",
 	Server:      "everything/mcp-servers/everything",
+	TaskSupport: mcpruntime.TaskRequired,
 }
 
 // NewSimulateResearchQuery returns the "simulate-research-query" tool over c.

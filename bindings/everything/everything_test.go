@@ -3,9 +3,11 @@ package everything_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/bindings"
 	"github.com/mcpgen/mcpgen/bindings/everything"
@@ -104,4 +106,32 @@ func textOf[O any](r *mcpruntime.TypedResult[O]) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// The reference server's tool that runs only as a task, through the
+// generated binding: Call refuses it before anything is sent, Start and
+// Wait run it to its result.
+func TestTaskTool(t *testing.T) {
+	c := server.Need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tool := everything.NewSimulateResearchQuery(c)
+	in := everything.SimulateResearchQueryInput{Topic: "task augmentation"}
+	if _, err := tool.Call(ctx, in); !errors.Is(err, mcpruntime.ErrNotSent) {
+		t.Fatalf("Call of a tool that runs only as a task: %v", err)
+	}
+	task, err := tool.Start(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Ref().ID == "" {
+		t.Fatalf("no task id: %+v", task.Ref())
+	}
+	res, err := task.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := textOf(res); !strings.Contains(strings.ToLower(text), "task augmentation") {
+		t.Errorf("result: %q", text)
+	}
 }

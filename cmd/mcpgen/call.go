@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"log/slog"
 	"math/big"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +33,8 @@ func init() {
 	register(&command{
 		name:    "call",
 		summary: "call one tool and print its result, for people exploring a server",
-		usage: "mcpgen call [--config FILE] [--approve] SERVER TOOL ['{json args}' | -]\n" +
-			"       mcpgen call (--stdio 'CMD ARGS' | --http URL | --sse URL) TOOL ['{json args}' | -]",
+		usage: "mcpgen call [--config FILE] [--approve] [--task] SERVER TOOL ['{json args}' | -]\n" +
+			"       mcpgen call (--stdio 'CMD ARGS' | --http URL | --sse URL) [--task] TOOL ['{json args}' | -]",
 		flags: callFlags,
 	})
 }
@@ -45,6 +48,7 @@ type callOpts struct {
 	noValidate       bool
 	elicitDefaults   bool
 	approve          bool
+	task             bool
 	fs               *pflag.FlagSet
 }
 
@@ -60,6 +64,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 	fs.BoolVar(&o.noValidate, "no-validate", false, "send the arguments without checking them against the tool's input schema")
 	fs.BoolVar(&o.approve, "approve", false, "approve a call the config's gate holds (otherwise asked on a terminal, refused elsewhere)")
 	fs.BoolVar(&o.elicitDefaults, "elicit-defaults", false, "answer the server's questions (elicitation) with their schema's defaults instead of asking")
+	fs.BoolVar(&o.task, "task", false, "run the tool as a task: start it, print a line on stderr as its status changes, print its result (a tool that runs only as a task always is)")
 	return func(ctx context.Context, e *env) error {
 		if o.timeout <= 0 {
 			return usagef("--timeout must be positive")
@@ -76,7 +81,7 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("want TOOL and optional JSON arguments")
 			}
-			srv, err := adHocServer("call", o.stdio, o.http, o.sse, o.headers, o.envs)
+			srv, err := adHocServer(adHocID(o.stdio, o.http, o.sse), o.stdio, o.http, o.sse, o.headers, o.envs)
 			if err != nil {
 				return err
 			}
@@ -170,13 +175,22 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 			}
 		}
 
-		res, err := sess.Conn().CallTool(mcpruntime.WithProgress(ctx, progressLine(e.stderr, s.ID, red)), tool, rawArgs)
+		pctx := mcpruntime.WithProgress(ctx, progressLine(e.stderr, s.ID, red))
+		var res *mcpruntime.Result
+		if o.task || taskSupport(schemaFrom, tool) == "required" {
+			res, err = runTask(pctx, sess.Conn(), e.stderr, s.ID, tool, rawArgs, red)
+		} else {
+			res, err = sess.Conn().CallTool(pctx, tool, rawArgs)
+		}
 		if err != nil {
 			msg := red.Replace(err.Error())
 			if pe := (*mcpruntime.ProtocolError)(nil); errors.As(err, &pe) {
 				// The server's own words: one line, so they cannot pass for
 				// more of mcpgen's.
 				msg = oneLine(msg)
+				if !o.task && pe.Code == -32601 && strings.Contains(pe.Message, "runs only as a task") {
+					msg += " (run it with --task)"
+				}
 			}
 			return errors.New(msg)
 		}
@@ -189,6 +203,34 @@ func callFlags(fs *pflag.FlagSet) func(context.Context, *env) error {
 		}
 		return nil
 	}
+}
+
+// adHocID names an ad hoc server in messages: after the URL's host, or
+// the command's base name, as an id ([a-z][a-z0-9_]*).
+func adHocID(stdio, httpURL, sseURL string) string {
+	name := ""
+	if u, err := url.Parse(httpURL + sseURL); err == nil && httpURL+sseURL != "" {
+		name = u.Hostname()
+		if name != "" && name[0] >= '0' && name[0] <= '9' {
+			name = "host_" + name // an IP address
+		}
+	} else if words, err := splitCommand(stdio); err == nil && len(words) > 0 {
+		name = filepath.Base(words[0])
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && b.Len() > 0:
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	id := strings.TrimSuffix(b.String(), "_")
+	if id == "" || token.IsKeyword(id) {
+		return "server"
+	}
+	return id
 }
 
 // adHocServer builds a config entry from the ad hoc flags shared with
@@ -333,6 +375,9 @@ func validateArgs(m *manifest.Manifest, server, tool string, args json.RawMessag
 		var names []string
 		for _, e := range m.Tools {
 			names = append(names, e.Key)
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("server %q has no tool %q; it offers no tools", server, tool)
 		}
 		return fmt.Errorf("server %q has no tool %q; it offers %s", server, tool, strings.Join(names, ", "))
 	}

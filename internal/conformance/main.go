@@ -110,6 +110,11 @@ func authOption(scenario, url string) (mcpgo.Option, error) {
 		ClientSecret string `json:"client_secret"`
 		PrivateKey   string `json:"private_key_pem"`
 		SigningAlg   string `json:"signing_algorithm"`
+		// Cross-app access: the user's ID token and the identity
+		// provider's token endpoint and client id.
+		IDPToken    string `json:"idp_id_token"`
+		IDPTokenURL string `json:"idp_token_endpoint"`
+		IDPClientID string `json:"idp_client_id"`
 	}
 	if s := os.Getenv("MCP_CONFORMANCE_CONTEXT"); s != "" {
 		if err := json.Unmarshal([]byte(s), &ctx); err != nil {
@@ -127,6 +132,9 @@ func authOption(scenario, url string) (mcpgo.Option, error) {
 		Agent:             oauth.Headless{Redirect: "http://127.0.0.1:8976/callback"},
 		AllowLoopbackHTTP: true,
 		AllowedScopes:     suiteScopes,
+	}
+	if ctx.IDPToken != "" {
+		cfg.CrossApp = &oauth.CrossApp{IDToken: mcpruntime.Secret(ctx.IDPToken), TokenURL: ctx.IDPTokenURL, ClientID: ctx.IDPClientID}
 	}
 	c, err := oauth.New(url, cfg)
 	if err != nil {

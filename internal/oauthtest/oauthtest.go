@@ -86,6 +86,16 @@ type Server struct {
 	clients   map[string]string // registered client -> secret ("" public)
 	Grants    []string          // grant_type of every token request, in order
 	Resources []string          // resource of every token request
+	// JAGs are the identity assertion grants the jwt-bearer grant accepts
+	// (cross-app access), issued by a test's identity provider.
+	JAGs []string
+}
+
+// AddJAG makes the jwt-bearer grant accept jag.
+func (s *Server) AddJAG(jag string) {
+	s.mu.Lock()
+	s.JAGs = append(s.JAGs, jag)
+	s.mu.Unlock()
 }
 
 type grant struct {
@@ -225,7 +235,7 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		m := map[string]any{
 			"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize", "token_endpoint": s.AS.URL + "/token",
 			"registration_endpoint": s.AS.URL + "/register", "response_types_supported": []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
+			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
 			"scopes_supported":                      []string{"mcp:read", "offline_access"},
@@ -322,6 +332,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		g = c
 	case "client_credentials":
+		g = grant{client: client, scope: r.PostForm.Get("scope")}
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		// Cross-app access: the assertion is an identity assertion grant
+		// the identity provider issued (JAGs).
+		if !slices.Contains(s.JAGs, r.PostForm.Get("assertion")) {
+			fail("invalid_grant", "unknown assertion")
+			return
+		}
 		g = grant{client: client, scope: r.PostForm.Get("scope")}
 	default:
 		fail("unsupported_grant_type", "")

@@ -36,6 +36,8 @@ const (
 	ModeHang     = "hang"          // reads requests, never answers, ignores end of input
 	ModeRaw      = "raw"           // hand-written JSON-RPC on the 2025-11-25 handshake
 	ModeRepeat   = "repeat-cursor" // like raw, but tools/list returns the same cursor forever
+	ModeTasks    = "tasks"         // NewTasks: tools that run as tasks
+	ModeOld      = "old"           // NewTasks speaking 2024-11-05 only
 )
 
 // Main runs the stdio server for the mode in $MCPGEN_TESTSERVER_MODE and
@@ -87,6 +89,16 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 		select {}
 	case ModeRaw, ModeRepeat:
 		return fake(stdin, stdout, mode == ModeRepeat)
+	case ModeTasks, ModeOld:
+		version := ""
+		if mode == ModeOld {
+			version = "2024-11-05"
+		}
+		if err := ServeStdioInlining(NewTasks(version), stdin, stdout); err != nil {
+			fmt.Fprintln(stderr, "testserver:", err)
+			return 1
+		}
+		return 0
 	}
 	fmt.Fprintf(stderr, "testserver: unknown mode %q\n", mode)
 	return 2

@@ -19,7 +19,9 @@
 // agent's ToolSources into one Toolset, failing before any call with a
 // *PreflightError that lists unregistered servers, denied agents and
 // missing tools. It keeps one session per server, caches tool lists (TTL,
-// dropped on list_changed), applies a drift policy when a live tool's
+// shortened by the server's ttlMs, kept per principal when the server's
+// cacheScope is private, dropped on list_changed), runs task-backed tools
+// (the managed caller is a TaskCaller), applies a drift policy when a live tool's
 // SchemaHash differs from the bindings', retries connections with backoff
 // and calls only where they cannot run twice (ErrNotSent, or tools
 // annotated idempotent), and bounds calls with the per-tool timeout, the

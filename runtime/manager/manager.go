@@ -28,6 +28,8 @@ type ToolInfo struct {
 	Name, Title, Description  string
 	Annotations               mcpruntime.Annotations // spec defaults applied
 	InputSchema, OutputSchema json.RawMessage
+	// TaskSupport is the tool's execution.taskSupport.
+	TaskSupport mcpruntime.TaskSupport
 }
 
 // SchemaHash is the hash of the tool's schemas (see SchemaHash).
@@ -36,7 +38,24 @@ func (t ToolInfo) SchemaHash() string { return SchemaHash(t.InputSchema, t.Outpu
 // Descriptor describes the live tool.
 func (t ToolInfo) Descriptor() *mcpruntime.Descriptor {
 	return &mcpruntime.Descriptor{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
-		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, SchemaHash: t.SchemaHash()}
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, SchemaHash: t.SchemaHash(), TaskSupport: t.TaskSupport}
+}
+
+// ListHints are the caching hints a server sends with a list result on
+// 2026-07-28 (ttlMs and cacheScope): when Hinted, the list is fresh for
+// TTL (0: stale at once), and Private keeps it to the authorization
+// context that fetched it (a missing cacheScope counts as private).
+type ListHints struct {
+	Hinted  bool
+	TTL     time.Duration
+	Private bool
+}
+
+// HintedLister is a Session that reports its tool list's caching hints;
+// the mcpgo connector's sessions are. Without it, or without hints, a list
+// is kept for WithToolCacheTTL and shared by every caller.
+type HintedLister interface {
+	ListToolsHinted(ctx context.Context) ([]ToolInfo, ListHints, error)
 }
 
 // SchemaHash identifies a tool's input and output schemas: "sha256:" and
@@ -180,6 +199,7 @@ type ManagerOption func(*Manager)
 
 // WithToolCacheTTL sets how long tool lists are cached (default
 // DefaultToolCacheTTL); 0 disables the cache, so every check lists again.
+// A server's own ttlMs shortens it for its lists (see ListHints).
 func WithToolCacheTTL(d time.Duration) ManagerOption {
 	return func(m *Manager) { m.ttl = max(d, 0) }
 }
@@ -352,7 +372,10 @@ func (m *Manager) CircuitState(serverID, tool string) BreakerState {
 }
 
 // Tools lists the server's tools (from the cache while it is fresh),
-// connecting if needed. The agent must be allowed to use the server.
+// connecting if needed. The agent must be allowed to use the server. With
+// a principal in ctx (mcpruntime.WithPrincipal) the list is fetched as
+// that principal, and one the server marks private is kept for it alone
+// (see ListHints).
 func (m *Manager) Tools(ctx context.Context, agent, serverID string) ([]ToolInfo, error) {
 	if _, err := m.access(ctx, agent, serverID); err != nil {
 		return nil, err
@@ -405,16 +428,18 @@ type server struct {
 	m  *Manager
 	id string
 
-	mu       sync.Mutex
-	cfg      ServerConfig // as of the last connection
-	sess     Session
-	pending  *connecting
-	sem      chan struct{} // nil: no cap
-	list     []ToolInfo    // nil: not cached
-	listAt   time.Time
-	listing  *listing
-	epoch    uint64 // bumped when the tool list is invalidated
-	gen      uint64 // bumped when a session is dropped; stale sessions' events are ignored
+	mu      sync.Mutex
+	cfg     ServerConfig // as of the last connection
+	sess    Session
+	pending *connecting
+	sem     chan struct{} // nil: no cap
+	// lists are the cached tool lists: "" holds one every caller may see
+	// (a public one, or one without hints), "p:" and a principal's id
+	// (none for calls without one) a private one fetched as it.
+	lists    map[string]*cachedList
+	listing  map[string]*listing // by the principal listing
+	epoch    uint64              // bumped when the tool list is invalidated
+	gen      uint64              // bumped when a session is dropped; stale sessions' events are ignored
 	breakers map[string]*breaker
 	warned   map[string]string // tool → live hash already reported
 }
@@ -429,6 +454,12 @@ type listing struct {
 	done  chan struct{}
 	tools []ToolInfo
 	err   error
+}
+
+type cachedList struct {
+	tools []ToolInfo
+	at    time.Time
+	ttl   time.Duration
 }
 
 // session returns the live session, connecting (with retries) if there is
@@ -534,7 +565,7 @@ func (s *server) dial(ev SessionEvents) (Session, ServerConfig, error) {
 }
 
 func (s *server) invalidateLocked() {
-	s.list = nil
+	s.lists = nil
 	s.epoch++
 }
 
@@ -570,20 +601,32 @@ func (s *server) drop(sess Session) {
 	}
 }
 
-// tools returns the tool list, from the cache while it is fresh.
-// Concurrent callers share one listing.
-func (s *server) tools(ctx context.Context) ([]ToolInfo, error) {
+// tools returns the tool list for the principal of ctx (WithPrincipal),
+// from the cache while it is fresh. Concurrent callers of one principal
+// share one listing, which carries the principal's token.
+func (s *server) tools(ctx context.Context) ([]ToolInfo, error) { return s.toolsAged(ctx, false) }
+
+// toolsAged is tools; with stale, a cached list past its freshness is
+// taken too (a per-call drift check, which would otherwise list again on
+// every call of a server that says ttlMs 0).
+func (s *server) toolsAged(ctx context.Context, stale bool) ([]ToolInfo, error) {
+	p, _ := mcpruntime.PrincipalFrom(ctx)
 	s.mu.Lock()
-	if s.list != nil && s.m.ttl > 0 && s.m.now().Sub(s.listAt) < s.m.ttl {
-		l := s.list
-		s.mu.Unlock()
-		return l, nil
+	now := s.m.now()
+	for _, key := range []string{"", "p:" + p.ID} {
+		if c := s.lists[key]; c != nil && (now.Sub(c.at) < c.ttl || stale && s.m.ttl > 0) {
+			s.mu.Unlock()
+			return c.tools, nil
+		}
 	}
-	l := s.listing
+	l := s.listing[p.ID]
 	if l == nil {
 		l = &listing{done: make(chan struct{})}
-		s.listing = l
-		go s.fetch(l)
+		if s.listing == nil {
+			s.listing = map[string]*listing{}
+		}
+		s.listing[p.ID] = l
+		go s.fetch(l, p)
 	}
 	s.mu.Unlock()
 	select {
@@ -594,12 +637,18 @@ func (s *server) tools(ctx context.Context) ([]ToolInfo, error) {
 	}
 }
 
-func (s *server) fetch(l *listing) {
+func (s *server) fetch(l *listing, p mcpruntime.Principal) {
 	ctx := s.m.life
+	if p.Token != "" {
+		// A list may depend on who asks (cacheScope private): it is
+		// fetched as the principal.
+		ctx = mcpruntime.WithBearerToken(ctx, p.Token)
+	}
 	s.mu.Lock()
 	epoch := s.epoch
 	s.mu.Unlock()
 	var ts []ToolInfo
+	var hints ListHints
 	var err error
 	// Listing is read-only, so a listing cut off by a reconnect or a dead
 	// connection is retried on a new one, like an idempotent tool call.
@@ -607,7 +656,7 @@ func (s *server) fetch(l *listing) {
 	// and retrying its failure would nest the retries.
 	for attempt := 0; ; attempt++ {
 		var connected bool
-		ts, connected, err = s.listOnce(ctx)
+		ts, hints, connected, err = s.listOnce(ctx)
 		if err == nil || ctx.Err() != nil || !connected || !transportError(err) || attempt >= s.config().EffectiveMaxRetries() {
 			break
 		}
@@ -619,9 +668,20 @@ func (s *server) fetch(l *listing) {
 	s.mu.Lock()
 	// A list_changed that arrived while listing makes this list stale.
 	if err == nil && s.epoch == epoch {
-		s.list, s.listAt = ts, s.m.now()
+		c := &cachedList{tools: ts, at: s.m.now(), ttl: s.m.ttl}
+		if hints.Hinted {
+			c.ttl = min(c.ttl, hints.TTL)
+		}
+		key := ""
+		if hints.Hinted && hints.Private {
+			key = "p:" + p.ID
+		}
+		if s.lists == nil {
+			s.lists = map[string]*cachedList{}
+		}
+		s.lists[key] = c
 	}
-	s.listing = nil
+	delete(s.listing, p.ID)
 	s.mu.Unlock()
 	l.tools, l.err = ts, err
 	close(l.done)
@@ -629,22 +689,28 @@ func (s *server) fetch(l *listing) {
 
 // listOnce lists the tools once on the current session; connected says
 // a session was there to ask.
-func (s *server) listOnce(ctx context.Context) (_ []ToolInfo, connected bool, _ error) {
+func (s *server) listOnce(ctx context.Context) (_ []ToolInfo, _ ListHints, connected bool, _ error) {
 	sess, err := s.session(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, ListHints{}, false, err
 	}
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if d := s.config().EffectiveToolTimeout(); d > 0 {
 		lctx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
-	ts, err := sess.ListTools(lctx)
+	var ts []ToolInfo
+	var hints ListHints
+	if h, ok := sess.(HintedLister); ok {
+		ts, hints, err = h.ListToolsHinted(lctx)
+	} else {
+		ts, err = sess.ListTools(lctx)
+	}
 	if err != nil {
 		s.dropIfDone(sess)
-		return nil, true, fmt.Errorf("list tools of server %q: %w", s.id, err)
+		return nil, hints, true, fmt.Errorf("list tools of server %q: %w", s.id, err)
 	}
-	return ts, true, nil
+	return ts, hints, true, nil
 }
 
 func (s *server) dropIfDone(sess Session) {

@@ -46,6 +46,72 @@ func (c *managedCaller) CallTool(ctx context.Context, name string, args json.Raw
 	return res, err
 }
 
+// StartTool implements mcpruntime.TaskCaller: a task start goes through
+// the server's breaker, cap and drift check like a call, and is retried
+// only when it was not sent (it creates a task).
+func (c *managedCaller) StartTool(ctx context.Context, name string, args json.RawMessage, ttl time.Duration) (*mcpruntime.Result, error) {
+	return c.s.send(ctx, c.tools[name], name, false, func(ctx context.Context, sess Session) (*mcpruntime.Result, error) {
+		tc, ok := sess.(mcpruntime.TaskCaller)
+		if !ok {
+			return nil, fmt.Errorf("server %q: the session cannot run tasks: %w", c.s.id, ErrNotSent)
+		}
+		return tc.StartTool(ctx, name, args, ttl)
+	})
+}
+
+// TaskStatus implements mcpruntime.TaskCaller; a request about a task
+// changes nothing and is retried like an idempotent call.
+func (c *managedCaller) TaskStatus(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return c.taskStatus(ctx, ref, func(ctx context.Context, tc mcpruntime.TaskCaller) (mcpruntime.TaskStatus, error) {
+		return tc.TaskStatus(ctx, ref)
+	})
+}
+
+// CancelTask implements mcpruntime.TaskCaller.
+func (c *managedCaller) CancelTask(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return c.taskStatus(ctx, ref, func(ctx context.Context, tc mcpruntime.TaskCaller) (mcpruntime.TaskStatus, error) {
+		return tc.CancelTask(ctx, ref)
+	})
+}
+
+// TaskResult implements mcpruntime.TaskCaller.
+func (c *managedCaller) TaskResult(ctx context.Context, ref mcpruntime.TaskRef) (*mcpruntime.Result, error) {
+	return c.s.send(ctx, nil, ref.Tool, true, func(ctx context.Context, sess Session) (*mcpruntime.Result, error) {
+		tc, ok := sess.(mcpruntime.TaskCaller)
+		if !ok {
+			return nil, fmt.Errorf("server %q: the session cannot run tasks: %w", c.s.id, ErrNotSent)
+		}
+		return tc.TaskResult(ctx, ref)
+	})
+}
+
+func (c *managedCaller) taskStatus(ctx context.Context, ref mcpruntime.TaskRef, f func(context.Context, mcpruntime.TaskCaller) (mcpruntime.TaskStatus, error)) (mcpruntime.TaskStatus, error) {
+	var st mcpruntime.TaskStatus
+	_, err := c.s.send(ctx, nil, ref.Tool, true, func(ctx context.Context, sess Session) (*mcpruntime.Result, error) {
+		tc, ok := sess.(mcpruntime.TaskCaller)
+		if !ok {
+			return nil, fmt.Errorf("server %q: the session cannot run tasks: %w", c.s.id, ErrNotSent)
+		}
+		var err error
+		st, err = f(ctx, tc)
+		return &mcpruntime.Result{}, err
+	})
+	return st, err
+}
+
+// TaskSession passes on the session's, for a TaskRef.
+func (c *managedCaller) TaskSession() string {
+	c.s.mu.Lock()
+	sess := c.s.sess
+	c.s.mu.Unlock()
+	if ts, ok := sess.(interface{ TaskSession() string }); ok {
+		return ts.TaskSession()
+	}
+	return ""
+}
+
+var _ mcpruntime.TaskCaller = (*managedCaller)(nil)
+
 // ToolNames implements ToolLister, from the manager's tool cache.
 func (c *managedCaller) ToolNames(ctx context.Context) ([]string, error) {
 	ts, err := c.s.tools(ctx)
@@ -62,6 +128,15 @@ func (c *managedCaller) ToolNames(ctx context.Context) ([]string, error) {
 // call makes one logical tool call: breaker, drift check, concurrency cap,
 // then the call itself with retries where they cannot run the tool twice.
 func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name string, args json.RawMessage) (res *mcpruntime.Result, err error) {
+	return s.send(ctx, desc, name, desc != nil && desc.Annotations.Idempotent, func(ctx context.Context, sess Session) (*mcpruntime.Result, error) {
+		return sess.CallTool(ctx, name, args)
+	})
+}
+
+// send is call for any request about tool name (a call, a task start or
+// a request about its task); idempotent requests are retried after a
+// transport failure.
+func (s *server) send(ctx context.Context, desc *mcpruntime.Descriptor, name string, idempotent bool, do func(context.Context, Session) (*mcpruntime.Result, error)) (res *mcpruntime.Result, err error) {
 	done, err := s.allow(ctx, name)
 	if err != nil {
 		return nil, err
@@ -85,7 +160,6 @@ func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name str
 			return nil, fmt.Errorf("server %q: waiting for a free call slot (maxConcurrentCalls %d): %w", s.id, cap(sem), context.Cause(ctx))
 		}
 	}
-	idempotent := desc != nil && desc.Annotations.Idempotent
 	retries := s.config().EffectiveMaxRetries()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -93,7 +167,7 @@ func (s *server) call(ctx context.Context, desc *mcpruntime.Descriptor, name str
 				return nil, err
 			}
 		}
-		res, err = sess.CallTool(ctx, name, args)
+		res, err = do(ctx, sess)
 		if err == nil {
 			return res, nil
 		}
@@ -180,7 +254,7 @@ func breakerOutcome(ctx context.Context, err error) outcome {
 
 // checkDrift compares the bindings' schema hash with the live tool's.
 func (s *server) checkDrift(ctx context.Context, desc *mcpruntime.Descriptor) error {
-	ts, err := s.tools(ctx)
+	ts, err := s.toolsAged(ctx, true)
 	if err != nil {
 		return err
 	}

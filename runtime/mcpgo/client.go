@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -29,7 +30,10 @@ import (
 // only when its handler is given.
 
 // WithProtocolVersion pins the protocol version instead of negotiating the
-// newest both sides speak ("2025-11-25", "2026-07-28", ...).
+// newest both sides speak ("2025-11-25", "2026-07-28", ...). A server that
+// answers with another version fails the connection with a
+// *VersionMismatchError naming both (inside the *mcpruntime.ConnectError,
+// marked permanent for the connection manager).
 func WithProtocolVersion(v string) Option {
 	return func(c *config) { c.protocol = v }
 }
@@ -638,11 +642,21 @@ func (p *progressRoutes) add(fn func(mcpruntime.Progress)) (token string, done f
 	p.fns[token] = fn
 	p.mu.Unlock()
 	return token, func() {
-		p.mu.Lock()
-		delete(p.fns, token)
-		p.mu.Unlock()
+		// A notification the server sent before its answer may arrive
+		// after it: mcp-go's stdio server writes notifications from a
+		// queue of their own, so the last one can follow the answer. The
+		// route stays open a moment for those.
+		time.AfterFunc(progressLinger, func() {
+			p.mu.Lock()
+			delete(p.fns, token)
+			p.mu.Unlock()
+		})
 	}
 }
+
+// progressLinger is how long after a call's answer its progress
+// notifications are still delivered.
+const progressLinger = 500 * time.Millisecond
 
 // deliver routes n by its token and hands on what scrubbed, its scrubbed
 // copy, says.

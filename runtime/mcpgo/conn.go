@@ -52,10 +52,17 @@
 // Cancelling a
 // call's context sends notifications/cancelled where the protocol needs one
 // (stdio, SSE, streamable HTTP before 2026-07-28). WithProtocolVersion pins
-// the version; otherwise server/discover is tried first, and an answer that
-// is not a discover result, or none, falls back to initialize (after a ping,
-// so a stdio server that ignores unknown methods costs about 100 ms, not
-// the 5 s mcp-go would wait).
+// the version, and a server that settles on another fails the connection
+// (*VersionMismatchError); otherwise server/discover is tried first, and an
+// answer that is not a discover result, or none, falls back to initialize
+// (after a ping, so a stdio server that ignores unknown methods costs
+// about 100 ms, not the 5 s mcp-go would wait). Either way a connection
+// makes one handshake.
+//
+// A Conn is a mcpruntime.TaskCaller (tasks.go): task-augmented tools/call,
+// tasks/get, tasks/result and tasks/cancel, with the call's bearer token
+// on each. ToolNames keeps a list for as long as the server's ttlMs says
+// (2026-07-28), per bearer token when its cacheScope is private.
 //
 // Failures are typed: a *mcpruntime.ConnectError (with the exit status and
 // stderr tail of a stdio server) when no session could be set up, a
@@ -74,6 +81,8 @@ package mcpgo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -357,13 +366,14 @@ type Conn struct {
 	cur     *link
 	pending *attempt
 	closed  bool
-	// continuous: the streamable HTTP server speaks an older protocol,
-	// whose server-to-client messages come on the standalone GET stream;
-	// mcp-go opens it only when asked before connecting.
-	continuous bool
 
 	toolsMu sync.Mutex
-	tools   []string // sorted; nil until listed
+	// lists are the tool lists by authorization context: "" one every
+	// caller may see, "p:" and a digest of the bearer token a private one
+	// (cacheScope private).
+	lists map[string]*toolList
+
+	taskProgress taskProgressRoutes
 
 	progress progressRoutes
 	watch    resourceWatch
@@ -379,9 +389,9 @@ type link struct {
 	modern     bool
 	stopListen func()
 	closeIdle  func() // the HTTP client's idle connections
-	// continuous: dialed with mcp-go's standalone GET stream (an older
-	// protocol over streamable HTTP); listening is closed once the first
-	// GET for it is answered or fails.
+	// continuous: dialed with mcp-go's standalone GET stream, which it
+	// opens on an older protocol over streamable HTTP; listening is closed
+	// once the first GET for it is answered or fails.
 	continuous bool
 	listening  chan struct{}
 	listenOnce sync.Once
@@ -466,13 +476,14 @@ func StreamableHTTP(endpoint string, opts ...Option) *Conn {
 			o = append(o, transport.WithHTTPHeaders(c.cfg.headers))
 		}
 		o = append(o, transport.WithHTTPHeaderFunc(c.cfg.requestHeaders), transport.WithHTTPLogger(discardLogger))
-		c.mu.Lock()
-		continuous := c.continuous
-		c.mu.Unlock()
-		if continuous {
-			o = append(o, transport.WithContinuousListening())
-			l.continuous = true
-		}
+		// On an older protocol, server-to-client messages come only on the
+		// standalone GET stream, which mcp-go opens only when asked before
+		// connecting; it opens none on a 2026-07-28 connection. mcp-go's
+		// client takes the option as a reason not to try 2026-07-28, which
+		// the tap hides (listenAnyway), so one handshake finds the
+		// version and the stream opens when that is an older one.
+		o = append(o, transport.WithContinuousListening())
+		l.continuous = true
 		return transport.NewStreamableHTTP(endpoint, o...)
 	}
 	return c
@@ -549,6 +560,9 @@ func (t *closingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	t.busy++
 	t.mu.Unlock()
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp = methodNotFound404(req, resp)
+	}
 	if req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") == "" && t.onListen != nil {
 		t.onListen()
 	}
@@ -667,7 +681,7 @@ func hideURL(cfg config, endpoint string) config {
 func (c *Conn) Name() string { return c.cfg.name }
 
 // Client returns the connected mcp-go client, connecting if needed, for
-// what the bindings do not cover (notifications, completions, tasks). It
+// what the bindings do not cover (notifications, completions, tasks/list). It
 // stays owned by the Conn: close the Conn, not the client.
 func (c *Conn) Client(ctx context.Context) (*client.Client, error) {
 	l, err := c.link(ctx)
@@ -761,26 +775,6 @@ func (c *Conn) connect(a *attempt) {
 }
 
 func (c *Conn) open() (*link, error) {
-	l, err := c.openOnce()
-	if err != nil || c.kind != kindHTTP || l.modern {
-		return l, err
-	}
-	c.mu.Lock()
-	again := !c.continuous
-	c.continuous = true
-	c.mu.Unlock()
-	if !again {
-		return l, nil
-	}
-	// An older protocol over streamable HTTP: server-to-client messages
-	// come only on the standalone GET stream, which mcp-go opens only when
-	// asked before connecting (and then it stays on the older protocol).
-	// Remembered for this Conn's later connections.
-	l.close()
-	return c.openOnce()
-}
-
-func (c *Conn) openOnce() (*link, error) {
 	life, cancel := context.WithCancel(c.life)
 	l := &link{life: life, cancel: cancel, listening: make(chan struct{})}
 	tr, err := c.dial(l)
@@ -788,7 +782,7 @@ func (c *Conn) openOnce() (*link, error) {
 		l.cancel()
 		return nil, c.connectError(l, err)
 	}
-	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst), append(c.clientOptions(), c.cfg.clientOpts...)...)
+	cli := client.NewClient(wrap(tr, c.cfg.observe, c.answerFirst, l.continuous), append(c.clientOptions(), c.cfg.clientOpts...)...)
 	l.cli = cli
 	// The transport's Start context bounds the connection's lifetime (for
 	// stdio it is the process's), so it is the link's, not a caller's.
@@ -832,6 +826,13 @@ func (c *Conn) openOnce() (*link, error) {
 			err = cause
 		}
 		err = c.connectError(l, err)
+		l.close()
+		return nil, err
+	}
+	if pin, got := c.cfg.protocol, cli.ProtocolVersion(); pin != "" && got != pin {
+		// A pin is not a preference: the server settling on another
+		// version fails the connection, and every retry would too.
+		err = c.connectError(l, &manager.PermanentError{Err: &VersionMismatchError{Pinned: pin, Server: got}})
 		l.close()
 		return nil, err
 	}
@@ -941,14 +942,49 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-// ToolNames lists the server's tools, sorted. The list is cached until the
-// server announces a change or a call names a tool not in it.
-func (c *Conn) ToolNames(ctx context.Context) ([]string, error) {
+// toolList is one tools/list answer: the names, sorted, their
+// execution.taskSupport where set, and how long the server says it stays
+// fresh (ttlMs of 2026-07-28; without it, until the server announces a
+// change).
+type toolList struct {
+	names     []string
+	taskTools map[string]string
+	at        time.Time
+	ttl       time.Duration
+	hinted    bool
+}
+
+func (l *toolList) fresh() bool { return !l.hinted || time.Since(l.at) < l.ttl }
+
+// listKey names the authorization context of ctx for a private list: a
+// digest of the bearer token its requests carry.
+func listKey(ctx context.Context) string {
+	tok, _ := mcpruntime.CallToken(ctx)
+	if tok == "" {
+		return "p:"
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return "p:" + hex.EncodeToString(sum[:])
+}
+
+// list returns the cached list ctx may see, fresh or not.
+func (c *Conn) list(ctx context.Context) *toolList {
 	c.toolsMu.Lock()
-	cached := c.tools
-	c.toolsMu.Unlock()
-	if cached != nil {
-		return slices.Clone(cached), nil
+	defer c.toolsMu.Unlock()
+	if l := c.lists[""]; l != nil {
+		return l
+	}
+	return c.lists[listKey(ctx)]
+}
+
+// ToolNames lists the server's tools, sorted. The list is cached for as
+// long as the server's ttlMs says (2026-07-28; 0 lists again every time),
+// otherwise until the server announces a change or a call names a tool not
+// in it. A list whose cacheScope is private (or missing) is kept for the
+// bearer token it was fetched with only.
+func (c *Conn) ToolNames(ctx context.Context) ([]string, error) {
+	if l := c.list(ctx); l != nil && l.fresh() {
+		return slices.Clone(l.names), nil
 	}
 	return c.listTools(ctx)
 }
@@ -973,6 +1009,7 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 		kept[t.Name] = true
 	}
 	var names []string
+	taskTools := map[string]string{}
 	for _, page := range sink.get() {
 		var p struct {
 			Tools []json.RawMessage `json:"tools"`
@@ -982,13 +1019,19 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 		}
 		for _, t := range p.Tools {
 			var tool struct {
-				Name string `json:"name"`
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
 			}
 			if json.Unmarshal(t, &tool) != nil || tool.Name == "" {
 				continue
 			}
 			if kept[tool.Name] || !bytes.Contains(t, []byte("x-mcp-header")) {
 				names = append(names, tool.Name)
+				if ts := tool.Execution.TaskSupport; ts != "" {
+					taskTools[tool.Name] = ts
+				}
 			}
 		}
 	}
@@ -997,15 +1040,42 @@ func (c *Conn) listTools(ctx context.Context) ([]string, error) {
 	if names == nil {
 		names = []string{}
 	}
+	hints := listHints(sink.get())
+	tl := &toolList{names: names, taskTools: taskTools, at: time.Now(), ttl: hints.TTL, hinted: hints.Hinted}
+	key := ""
+	if hints.Hinted && hints.Private {
+		key = listKey(ctx)
+	}
 	c.toolsMu.Lock()
-	c.tools = names
+	if c.lists == nil || key == "" {
+		c.lists = map[string]*toolList{}
+	}
+	if len(c.lists) >= maxLists {
+		c.lists = map[string]*toolList{} // many principals: start again
+	}
+	c.lists[key] = tl
 	c.toolsMu.Unlock()
 	return slices.Clone(names), nil
 }
 
+// maxLists bounds the private lists a Conn keeps.
+const maxLists = 1024
+
+// taskSupport is the listed tool's execution.taskSupport, "" when unknown.
+func (c *Conn) taskSupport(name string) string {
+	c.toolsMu.Lock()
+	defer c.toolsMu.Unlock()
+	for _, l := range c.lists {
+		if ts := l.taskTools[name]; ts != "" {
+			return ts
+		}
+	}
+	return ""
+}
+
 func (c *Conn) forgetTools() {
 	c.toolsMu.Lock()
-	c.tools = nil
+	c.lists = nil
 	c.toolsMu.Unlock()
 }
 
@@ -1013,11 +1083,9 @@ func (c *Conn) forgetTools() {
 // list name. A stale cache is refreshed once before deciding; a server that
 // cannot list its tools is left to answer the call itself.
 func (c *Conn) checkTool(ctx context.Context, name string) error {
-	// The common case, a cached list that has the tool, costs no copy.
-	c.toolsMu.Lock()
-	listed := slices.Contains(c.tools, name)
-	c.toolsMu.Unlock()
-	if listed {
+	// The common case, a cached list that has the tool, costs no copy; a
+	// stale one will do, since a tool it lacks is listed again.
+	if l := c.list(ctx); l != nil && slices.Contains(l.names, name) {
 		return nil
 	}
 	names, err := c.ToolNames(ctx)
@@ -1057,6 +1125,11 @@ var errLinkEnded = errors.New("the connection ended")
 
 // CallTool implements mcpruntime.Caller.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpruntime.Result, error) {
+	return c.callTool(ctx, name, args, nil)
+}
+
+// callTool makes a tools/call, task-augmented when task is set (tasks.go).
+func (c *Conn) callTool(ctx context.Context, name string, args json.RawMessage, task *mcp.TaskParams) (*mcpruntime.Result, error) {
 	defer c.tokens.hold(ctx)()
 	l, err := c.link(ctx)
 	if err != nil {
@@ -1068,20 +1141,38 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if err := c.checkTool(ctx, name); err != nil {
 		return nil, err
 	}
+	if task != nil {
+		if err := c.checkTasks(l, name); err != nil {
+			return nil, err
+		}
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	s := &sink{}
-	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}}
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args, Task: task}}
+	var raw json.RawMessage
 	if fn := mcpruntime.ProgressFrom(ctx); fn != nil {
 		token, done := c.progress.add(fn)
-		defer done()
+		defer func() {
+			if id := taskID(raw); task != nil && id != "" {
+				// A task's progress comes after its start is answered.
+				c.taskProgress.keep(id, done)
+				return
+			}
+			done()
+		}()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	bctx, release := c.bound(ctx, l)
 	defer release()
 	res, err := l.cli.CallTool(context.WithValue(bctx, sinkKey{}, s), req)
 	raw, rpcErr := s.get()
+	if task != nil && rpcErr == nil && taskID(raw) != "" {
+		// The task exists once the start is answered, whatever mcp-go
+		// made of the answer.
+		return &mcpruntime.Result{Raw: raw}, nil
+	}
 	if err != nil || rpcErr != nil {
 		if cerr := settle(ctx); cerr != nil {
 			// The context ended: that, not what the server or transport
@@ -1090,7 +1181,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 		}
 	}
 	if rpcErr != nil {
-		return nil, &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
+		pe := &mcpruntime.ProtocolError{Code: rpcErr.Code, Message: rpcErr.Message, Data: dataOf(rpcErr.Data)}
+		if task == nil && rpcErr.Code == mcp.METHOD_NOT_FOUND && c.taskSupport(name) == string(mcp.TaskSupportRequired) {
+			pe.Message += fmt.Sprintf(" (tool %q runs only as a task: its execution.taskSupport is required, so it must be started as one)", name)
+		}
+		return nil, pe
 	}
 	if err != nil && (raw == nil || inputRequired(raw)) {
 		return nil, c.requestError(ctx, l, fmt.Sprintf("call to tool %q", name), err)

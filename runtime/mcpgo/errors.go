@@ -181,6 +181,7 @@ func (c *Conn) clean(err error) error {
 		pe *manager.PermanentError
 		ar *transport.AuthorizationRequiredError
 		ee *exec.Error
+		vm *VersionMismatchError
 	)
 	switch {
 	case errors.As(err, &tl):
@@ -195,6 +196,8 @@ func (c *Conn) clean(err error) error {
 		kinds = append(kinds, ar)
 	case errors.As(err, &ee):
 		kinds = append(kinds, ee.Err)
+	case errors.As(err, &vm):
+		kinds = append(kinds, vm)
 	}
 	if errors.As(err, &pe) {
 		kinds = append(kinds, &manager.PermanentError{Err: errors.New(msg)})
@@ -230,4 +233,15 @@ func tidy(msg string) string {
 		}
 	}
 	return strings.Join(out, ": ")
+}
+
+// VersionMismatchError is a connection pinned to one protocol version
+// (WithProtocolVersion) whose server settled on another.
+type VersionMismatchError struct {
+	Pinned, Server string
+}
+
+func (e *VersionMismatchError) Error() string {
+	return fmt.Sprintf("the protocol version is pinned to %s, but the server speaks %s (a pin does not negotiate: pin %s or leave the version to negotiation)",
+		e.Pinned, e.Server, e.Server)
 }

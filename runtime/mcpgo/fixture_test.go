@@ -39,6 +39,12 @@ func TestMain(m *testing.M) {
 		_ = http.Serve(ln, server.NewStreamableHTTPServer(fixture()))
 		os.Exit(0)
 	}
+	if os.Getenv("MCPGO_FIXTURE") == "reach" {
+		os.Exit(reachMain()) // reach_test.go: tasks, caching hints, older versions
+	}
+	if os.Getenv("MCPGO_FIXTURE") == "reach-pickup" {
+		os.Exit(reachPickup())
+	}
 	if mode := os.Getenv("MCPGO_FIXTURE"); mode != "" && mode != "stdio" {
 		os.Exit(guardMain(mode)) // guards_test.go: the recorder server and store clients
 	}

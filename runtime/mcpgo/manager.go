@@ -1,21 +1,19 @@
 package mcpgo
 
 import (
-	"maps"
-
-	"github.com/mcpgen/mcpgen/runtime/manager"
-
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	mcpruntime "github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/manager"
 )
 
 // Connector opens sessions to registry entries for an
@@ -36,9 +34,6 @@ type Connector struct {
 	resolver     manager.Resolver
 	stderr       io.Writer
 	opts         []Option
-
-	mu     sync.Mutex
-	legacy map[string]bool // streamable HTTP servers found to speak an older protocol
 }
 
 // ConnectorOption configures a Connector.
@@ -65,7 +60,7 @@ func WithConnOptions(opts ...Option) ConnectorOption {
 // time (AllowPrivateNetworks; p.Resolver, if set, is also the dialer's
 // resolver unless WithDialResolver says otherwise).
 func NewConnector(p manager.Policy, opts ...ConnectorOption) *Connector {
-	c := &Connector{allowPrivate: p.AllowPrivateNetworks, resolver: p.Resolver, legacy: map[string]bool{}}
+	c := &Connector{allowPrivate: p.AllowPrivateNetworks, resolver: p.Resolver}
 	for _, o := range opts {
 		o(c)
 	}
@@ -110,24 +105,12 @@ func (c *Connector) Connect(ctx context.Context, cfg manager.ServerConfig, ev ma
 	}
 	// The manager decides about reconnecting: one Conn, one connection.
 	conn.single = true
-	conn.continuous = c.isLegacy(cfg.ID)
 	l, err := conn.link(ctx)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
-	if conn.continuous {
-		c.mu.Lock()
-		c.legacy[cfg.ID] = true
-		c.mu.Unlock()
-	}
 	return &session{server: cfg.ID, conn: conn, l: l}, nil
-}
-
-func (c *Connector) isLegacy(id string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.legacy[id]
 }
 
 func mergeHeaders(a, b map[string]string) map[string]string {
@@ -159,31 +142,84 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 	return s.conn.CallTool(ctx, name, args)
 }
 
+// StartTool, TaskStatus, TaskResult and CancelTask implement
+// mcpruntime.TaskCaller on the session's connection.
+func (s *session) StartTool(ctx context.Context, name string, args json.RawMessage, ttl time.Duration) (*mcpruntime.Result, error) {
+	return s.conn.StartTool(ctx, name, args, ttl)
+}
+
+func (s *session) TaskStatus(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return s.conn.TaskStatus(ctx, ref)
+}
+
+func (s *session) TaskResult(ctx context.Context, ref mcpruntime.TaskRef) (*mcpruntime.Result, error) {
+	return s.conn.TaskResult(ctx, ref)
+}
+
+func (s *session) CancelTask(ctx context.Context, ref mcpruntime.TaskRef) (mcpruntime.TaskStatus, error) {
+	return s.conn.CancelTask(ctx, ref)
+}
+
+// TaskSession is the connection's (Conn.TaskSession).
+func (s *session) TaskSession() string { return s.conn.TaskSession() }
+
 // ListTools implements manager.Session from the raw tools/list pages,
 // since mcp-go's own types drop schema keywords.
 func (s *session) ListTools(ctx context.Context) ([]manager.ToolInfo, error) {
+	ts, _, err := s.ListToolsHinted(ctx)
+	return ts, err
+}
+
+// ListToolsHinted implements manager.HintedLister: the list and the
+// caching hints its pages carry (the shortest ttlMs; private when any
+// page is).
+func (s *session) ListToolsHinted(ctx context.Context) ([]manager.ToolInfo, manager.ListHints, error) {
+	var hints manager.ListHints
 	l, err := s.conn.link(ctx)
 	if err != nil {
-		return nil, err
+		return nil, hints, err
 	}
 	if l.isDone() {
-		return nil, s.conn.lostBefore(l, "tools/list")
+		return nil, hints, s.conn.lostBefore(l, "tools/list")
 	}
 	sink := &listSink{}
 	bctx, release := s.conn.bound(ctx, l)
 	defer release()
 	if _, err := l.cli.ListTools(context.WithValue(bctx, listSinkKey{}, sink), mcp.ListToolsRequest{}); err != nil {
-		return nil, s.conn.requestError(ctx, l, "tools/list", err)
+		return nil, hints, s.conn.requestError(ctx, l, "tools/list", err)
 	}
 	var out []manager.ToolInfo
 	for _, page := range sink.get() {
 		ts, err := parseTools(page)
 		if err != nil {
-			return nil, fmt.Errorf("server %q: tools/list: %w", s.server, err)
+			return nil, hints, fmt.Errorf("server %q: tools/list: %w", s.server, err)
 		}
 		out = append(out, ts...)
 	}
-	return out, nil
+	return out, listHints(sink.get()), nil
+}
+
+// listHints reads the caching hints of a list's pages (ttlMs and
+// cacheScope, 2026-07-28): the shortest ttl; private unless every page
+// says public.
+func listHints(pages []json.RawMessage) manager.ListHints {
+	var h manager.ListHints
+	for i, page := range pages {
+		var p struct {
+			TTL   *float64 `json:"ttlMs"`
+			Scope string   `json:"cacheScope"`
+		}
+		if json.Unmarshal(page, &p) != nil || p.TTL == nil {
+			return manager.ListHints{} // a page without hints: none apply
+		}
+		ttl := time.Duration(max(*p.TTL, 0) * float64(time.Millisecond))
+		if i == 0 || ttl < h.TTL {
+			h.TTL = ttl
+		}
+		h.Hinted = true
+		h.Private = h.Private || p.Scope != string(mcp.CacheScopePublic)
+	}
+	return h
 }
 
 type rawTool struct {
@@ -192,7 +228,10 @@ type rawTool struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  struct {
+	Execution    struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+	Annotations struct {
 		Title       string          `json:"title"`
 		ReadOnly    json.RawMessage `json:"readOnlyHint"`
 		Destructive json.RawMessage `json:"destructiveHint"`
@@ -221,8 +260,13 @@ func parseTools(page json.RawMessage) ([]manager.ToolInfo, error) {
 		if title == "" {
 			title = a.Title
 		}
-		out = append(out, manager.ToolInfo{Name: t.Name, Title: title, Description: t.Description, Annotations: a,
-			InputSchema: t.InputSchema, OutputSchema: nullIsNone(t.OutputSchema)})
+		info := manager.ToolInfo{Name: t.Name, Title: title, Description: t.Description, Annotations: a,
+			InputSchema: t.InputSchema, OutputSchema: nullIsNone(t.OutputSchema)}
+		switch ts := mcpruntime.TaskSupport(t.Execution.TaskSupport); ts {
+		case mcpruntime.TaskOptional, mcpruntime.TaskRequired:
+			info.TaskSupport = ts
+		}
+		out = append(out, info)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/manager"
 
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -308,6 +309,13 @@ func (h *httpFixture) start(addr string) {
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Method") == "tools/list" {
 			h.lists.Add(1)
+		} else if r.Method == http.MethodPost && r.Header.Get("Mcp-Method") == "" {
+			// Older clients name the method in the body only.
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(`"method":"tools/list"`)) {
+				h.lists.Add(1)
+			}
 		}
 		mcpHandler.ServeHTTP(w, r)
 	}))

@@ -651,7 +651,10 @@ func TestManagerToolCacheTTL(t *testing.T) {
 	}
 	ctx := context.Background()
 	clk := &clock{t: time.Unix(0, 0)}
-	m := e.manager(manager.WithClock(clk.now), manager.WithToolCacheTTL(time.Minute))
+	// On 2025-11-25 a list carries no caching hints, so the manager's own
+	// TTL applies (reach_test.go has the hints of 2026-07-28).
+	legacy := []mcpgo.ConnectorOption{mcpgo.WithConnOptions(mcpgo.WithProtocolVersion("2025-11-25"))}
+	m := e.managerWith(legacy, manager.WithClock(clk.now), manager.WithToolCacheTTL(time.Minute))
 	for range 3 {
 		if _, err := m.Tools(ctx, "agent", "web"); err != nil {
 			t.Fatal(err)
@@ -668,7 +671,7 @@ func TestManagerToolCacheTTL(t *testing.T) {
 		t.Errorf("%d tools/list requests after the TTL, want 2", n)
 	}
 
-	uncached := e.manager(manager.WithToolCacheTTL(0))
+	uncached := e.managerWith(legacy, manager.WithToolCacheTTL(0))
 	before := h.lists.Load()
 	for range 3 {
 		if _, err := uncached.Tools(ctx, "agent", "web"); err != nil {

@@ -95,7 +95,7 @@ func TestTapInterfaces(t *testing.T) {
 	}
 	for _, inner := range []transport.Interface{transport.NewIO(strings.NewReader(""), nopWriteCloser{}, nil), sh, sse} {
 		_, want := inner.(transport.HTTPConnection)
-		_, got := wrap(inner, nil, nil).(transport.HTTPConnection)
+		_, got := wrap(inner, nil, nil, false).(transport.HTTPConnection)
 		if got != want {
 			t.Errorf("%T: tap is HTTPConnection = %v, inner = %v", inner, got, want)
 		}

@@ -81,6 +81,10 @@ type tap struct {
 	// answer, when it returns a response, answers a server's request in
 	// place of mcp-go's handlers (which can only fail with -32603).
 	answer func(transport.JSONRPCRequest) *transport.JSONRPCResponse
+	// listenAnyway: the Conn asked for mcp-go's standalone GET stream
+	// itself, for the older protocols only (see StreamableHTTP), so the
+	// option is no reason to skip 2026-07-28.
+	listenAnyway bool
 }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -187,6 +191,9 @@ func (t *tap) SetConnectionLostHandler(h func(error)) {
 }
 
 func (t *tap) RequiresLegacyProtocol() bool {
+	if t.listenAnyway {
+		return false
+	}
 	l, ok := t.Interface.(interface{ RequiresLegacyProtocol() bool })
 	return ok && l.RequiresLegacyProtocol()
 }
@@ -229,8 +236,8 @@ func (t httpTap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) 
 	return resp, err
 }
 
-func wrap(inner transport.Interface, observe func(string, json.RawMessage), answer func(transport.JSONRPCRequest) *transport.JSONRPCResponse) transport.Interface {
-	t := &tap{Interface: inner, observe: observe, answer: answer}
+func wrap(inner transport.Interface, observe func(string, json.RawMessage), answer func(transport.JSONRPCRequest) *transport.JSONRPCResponse, listenAnyway bool) transport.Interface {
+	t := &tap{Interface: inner, observe: observe, answer: answer, listenAnyway: listenAnyway}
 	if _, ok := inner.(transport.HTTPConnection); ok {
 		_, sse := inner.(*transport.SSE)
 		return httpTap{tap: t, protocol: &atomic.Value{}, sse: sse}

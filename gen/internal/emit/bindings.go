@@ -27,6 +27,9 @@ type Tool struct {
 	// IdentityArg is the argument the runtime fills with the caller's
 	// token; "" when the tool has none.
 	IdentityArg string
+	// TaskSupport is the tool's execution.taskSupport when it is
+	// "optional" or "required"; "" otherwise.
+	TaskSupport string
 	Input       *ir.Root
 	Output      *ir.Root // nil: the tool declares no output schema
 }
@@ -305,6 +308,12 @@ func (e *emitter) descriptor(f File, t *Tool) []jen.Code {
 	if t.IdentityArg != "" {
 		lines = append(lines, fmt.Sprintf("InputSchema leaves out %q, the argument that carries the caller's identity.", t.IdentityArg))
 	}
+	switch t.TaskSupport {
+	case "optional":
+		lines = append(lines, "The tool may run as a task: Start starts one, Call makes a plain call.")
+	case "required":
+		lines = append(lines, "The tool runs only as a task: start it with Start (Call refuses it; Invoke waits for the task).")
+	}
 	out := doc(strings.Join(lines, " "))
 	fields := []jen.Code{
 		jen.Id("Name").Op(":").Lit(t.Name),
@@ -333,6 +342,12 @@ func (e *emitter) descriptor(f File, t *Tool) []jen.Code {
 	fields = append(fields, jen.Id("SchemaHash").Op(":").Lit(t.SchemaHash))
 	if f.Server.Identity != "" {
 		fields = append(fields, jen.Id("Server").Op(":").Lit(f.Server.Identity))
+	}
+	switch t.TaskSupport {
+	case "optional":
+		fields = append(fields, jen.Id("TaskSupport").Op(":").Add(rt("TaskOptional")))
+	case "required":
+		fields = append(fields, jen.Id("TaskSupport").Op(":").Add(rt("TaskRequired")))
 	}
 	return append(out, jen.Var().Id(DescriptorVar(t.GoName)).Op("=").Add(rt("Descriptor")).ValuesFunc(func(g *jen.Group) {
 		for _, c := range fields {

@@ -162,6 +162,9 @@ type Config struct {
 	// ClientCredentials uses the client credentials grant (a service
 	// acting as itself) instead of the authorization code flow.
 	ClientCredentials bool
+	// CrossApp, when set, gets tokens by cross-app access (see CrossApp)
+	// instead of the authorization code flow.
+	CrossApp *CrossApp
 	// Scopes, when set, are requested instead of the challenge's or the
 	// metadata's.
 	Scopes []string
@@ -586,7 +589,7 @@ func (c *Client) spend() error {
 // unattended reports whether nobody is there to consent to what the
 // client asks for.
 func (c *Client) unattended() bool {
-	if c.cfg.ClientCredentials {
+	if c.cfg.ClientCredentials || c.cfg.CrossApp != nil {
 		return true
 	}
 	u, ok := c.cfg.Agent.(interface{ Unattended() bool })
@@ -655,6 +658,9 @@ func (c *Client) refresh(ctx context.Context, e *Entry) (*oauth2.Token, error) {
 	if e.ClientCredentials && e.TokenURL != "" {
 		// A service just asks again: it needs no refresh token.
 		return c.clientCredentials(ctx, e)
+	}
+	if e.CrossApp && c.cfg.CrossApp != nil && e.TokenURL != "" {
+		return c.crossApp(ctx, c.httpClient(), e) // the same ID token again
 	}
 	if e.Token.RefreshToken == "" || e.TokenURL == "" {
 		return nil, errors.New("no refresh token")
@@ -739,8 +745,9 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, m mode, s
 	}
 	// A token the server refused (revoked, or expired early) is renewed
 	// with the refresh token first: no user is needed for that. A step-up
-	// needs new consent, so it always authorizes again.
-	if old := c.entry; m != modeStepUp && old != nil && old.Token != nil && old.Token.RefreshToken != "" {
+	// needs new consent, so it always authorizes again, and so does a
+	// login after a step-up that waited for one (Wanted).
+	if old := c.entry; m != modeStepUp && old != nil && len(old.Wanted) == 0 && old.Token != nil && old.Token.RefreshToken != "" {
 		if tok, err := c.refresh(ctx, old); err == nil && tok.AccessToken != old.Token.AccessToken {
 			if tok.RefreshToken == "" {
 				tok.RefreshToken = old.Token.RefreshToken
@@ -752,6 +759,18 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, gen int, m mode, s
 		}
 	}
 	e, err := c.newToken(ctx, ch, m)
+	if err != nil && m == modeStepUp && errors.Is(err, ErrLoginRequired) && c.entry != nil && len(ch.Scope) > 0 {
+		// Nobody here to consent: what the server demanded is kept, so
+		// that the login the error asks for asks for it too.
+		for _, x := range ch.Scope {
+			if !slices.Contains(c.entry.Wanted, x) && !slices.Contains(c.entry.Scopes, x) {
+				c.entry.Wanted = append(c.entry.Wanted, x)
+			}
+		}
+		if c.cfg.Store.Save(c.cfg.Key, c.entry) == nil {
+			err = fmt.Errorf("%w (the server asks for scope %q, which the next login asks for)", err, strings.Join(ch.Scope, " "))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("oauth: %s: %w", c.server.Host, c.scrub(err, c.entry))
 	}
@@ -782,6 +801,15 @@ func (c *Client) newToken(ctx context.Context, ch Challenge, m mode) (*Entry, er
 	if c.cfg.ClientCredentials {
 		e.ClientCredentials = true
 		tok, err := c.clientCredentials(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		e.Token = tok
+		return e, nil
+	}
+	if c.cfg.CrossApp != nil {
+		e.CrossApp = true
+		tok, err := c.crossApp(ctx, hc, e)
 		if err != nil {
 			return nil, err
 		}
@@ -855,6 +883,15 @@ func (c *Client) selectScopes(ch Challenge, prm *ResourceMetadata, asm *ServerMe
 		s = slices.Clone(ch.Scope)
 	case prm != nil:
 		s = slices.Clone(prm.ScopesSupported)
+	}
+	if m == modeFirst && c.entry != nil && len(c.entry.Wanted) > 0 {
+		// A step-up that waited for a login: the scopes held and those
+		// demanded.
+		for _, x := range append(slices.Clone(c.entry.Scopes), c.entry.Wanted...) {
+			if !slices.Contains(s, x) {
+				s = append(s, x)
+			}
+		}
 	}
 	if m == modeStepUp && c.entry != nil {
 		for _, x := range c.entry.Scopes {

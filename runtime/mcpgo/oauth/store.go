@@ -30,8 +30,13 @@ type Entry struct {
 	Registered        bool // the client came from dynamic registration
 	RedirectURI       string
 	ClientCredentials bool
+	CrossApp          bool // the token came by cross-app access
 	Scopes            []string
 	Token             *oauth2.Token
+	// Wanted are scopes a server demanded (403 insufficient_scope) that
+	// the client could not step up to without a user: the next Login
+	// asks for them with the scopes held.
+	Wanted []string
 }
 
 // Format prints what may be shown: never the token or the secret.
@@ -105,11 +110,13 @@ type fileEntry struct {
 	Registered        bool      `json:"registered,omitempty"`
 	RedirectURI       string    `json:"redirect_uri,omitempty"`
 	ClientCredentials bool      `json:"client_credentials,omitempty"`
+	CrossApp          bool      `json:"cross_app,omitempty"`
 	Scopes            []string  `json:"scopes,omitempty"`
 	AccessToken       string    `json:"access_token,omitempty"`
 	TokenType         string    `json:"token_type,omitempty"`
 	RefreshToken      string    `json:"refresh_token,omitempty"`
 	Expiry            time.Time `json:"expiry,omitzero"`
+	Wanted            []string  `json:"wanted,omitempty"`
 }
 
 func (s FileStore) path(key string) string {
@@ -131,7 +138,7 @@ func (s FileStore) Load(key string) (*Entry, error) {
 	}
 	e := &Entry{Server: f.Server, Issuer: f.Issuer, Resource: f.Resource, TokenURL: f.TokenURL, ClientID: f.ClientID,
 		ClientSecret: mcpruntime.Secret(f.ClientSecret), AuthMethod: f.AuthMethod, Registered: f.Registered,
-		RedirectURI: f.RedirectURI, ClientCredentials: f.ClientCredentials, Scopes: f.Scopes}
+		RedirectURI: f.RedirectURI, ClientCredentials: f.ClientCredentials, CrossApp: f.CrossApp, Scopes: f.Scopes, Wanted: f.Wanted}
 	if f.AccessToken != "" || f.RefreshToken != "" {
 		e.Token = &oauth2.Token{AccessToken: f.AccessToken, TokenType: f.TokenType, RefreshToken: f.RefreshToken, Expiry: f.Expiry}
 	}
@@ -146,7 +153,7 @@ func (s FileStore) Save(key string, e *Entry) error {
 	}
 	f := fileEntry{Key: key, Server: e.Server, Issuer: e.Issuer, Resource: e.Resource, TokenURL: e.TokenURL, ClientID: e.ClientID,
 		ClientSecret: string(e.ClientSecret), AuthMethod: e.AuthMethod, Registered: e.Registered, RedirectURI: e.RedirectURI,
-		ClientCredentials: e.ClientCredentials, Scopes: e.Scopes}
+		ClientCredentials: e.ClientCredentials, CrossApp: e.CrossApp, Scopes: e.Scopes, Wanted: e.Wanted}
 	if t := e.Token; t != nil {
 		f.AccessToken, f.TokenType, f.RefreshToken, f.Expiry = t.AccessToken, t.TokenType, t.RefreshToken, t.Expiry
 	}
