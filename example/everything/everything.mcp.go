@@ -481,8 +481,8 @@ func NewGzipFileAsResource(c mcpruntime.Caller, opts ...mcpruntime.Option) *mcpr
 }
 
 // SimulateResearchQueryDescriptor describes the "simulate-research-query" tool
-// as snapshotted in mcp/everything.json. The tool runs only as a task: start
-// it with Start (Call refuses it; Invoke waits for the task).
+// as snapshotted in mcp/everything.json. The tool runs only as a task: start it
+// with Start (Call refuses it; Invoke waits for the task).
 var SimulateResearchQueryDescriptor = mcpruntime.Descriptor{
 	Name:        "simulate-research-query",
 	GoName:      "SimulateResearchQuery",
