@@ -62,6 +62,19 @@ func runTask(ctx context.Context, conn *mcpgo.Conn, w io.Writer, server, tool st
 		fmt.Fprintln(w, s)
 	}
 	line(st)
+	// expired cancels the task once ctx has ended, whether the deadline
+	// passed between polls or during one: a task left running would go on
+	// doing what the user gave up on.
+	expired := func(st mcpruntime.TaskStatus) error {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_, cerr := conn.CancelTask(cctx, ref)
+		cancel()
+		what := "it was cancelled"
+		if cerr != nil {
+			what = "cancelling it failed: " + red.Replace(cerr.Error())
+		}
+		return fmt.Errorf("task %s of tool %q did not end in time (%w); %s", st.ID, tool, context.Cause(ctx), what)
+	}
 	last := st
 	for !st.State.Terminal() {
 		d := st.PollInterval
@@ -72,19 +85,17 @@ func runTask(ctx context.Context, conn *mcpgo.Conn, w io.Writer, server, tool st
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_, cerr := conn.CancelTask(cctx, ref)
-			cancel()
-			what := "it was cancelled"
-			if cerr != nil {
-				what = "cancelling it failed: " + red.Replace(cerr.Error())
-			}
-			return nil, fmt.Errorf("task %s of tool %q did not end in time (%w); %s", st.ID, tool, context.Cause(ctx), what)
+			return nil, expired(st)
 		case <-t.C:
 		}
-		if st, err = conn.TaskStatus(ctx, ref); err != nil {
+		next, err := conn.TaskStatus(ctx, ref)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, expired(st)
+			}
 			return nil, err
 		}
+		st = next
 		if st.State != last.State || st.Message != last.Message {
 			line(st)
 		}
