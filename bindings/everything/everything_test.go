@@ -110,7 +110,8 @@ func textOf[O any](r *mcpruntime.TypedResult[O]) (string, bool) {
 
 // The reference server's tool that runs only as a task, through the
 // generated binding: Call refuses it before anything is sent, Start and
-// Wait run it to its result.
+// Wait run it to its result, and so does the Client's method, which starts
+// the task rather than refusing.
 func TestTaskTool(t *testing.T) {
 	c := server.Need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -133,5 +134,16 @@ func TestTaskTool(t *testing.T) {
 	}
 	if text, _ := textOf(res); !strings.Contains(strings.ToLower(text), "task augmentation") {
 		t.Errorf("result: %q", text)
+	}
+
+	task, err = everything.NewClient(c).SimulateResearchQuery(ctx, everything.SimulateResearchQueryInput{Topic: "client tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := textOf(res); !strings.Contains(strings.ToLower(text), "client tasks") {
+		t.Errorf("result through the Client: %q", text)
 	}
 }

@@ -875,19 +875,20 @@ func (c *Client) GzipFileAsResourceLinks(in GzipFileAsResourceInput, res *mcprun
 	return mcpruntime.LinksOf(c.toolGzipFileAsResource, in, res)
 }
 
-// SimulateResearchQuery calls the "simulate-research-query" tool (see
-// NewSimulateResearchQuery).
-func (c *Client) SimulateResearchQuery(ctx context.Context, in SimulateResearchQueryInput) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
-	return c.toolSimulateResearchQuery.Call(ctx, in)
+// SimulateResearchQuery starts the "simulate-research-query" tool, which runs
+// only as a task (see NewSimulateResearchQuery); Wait on the task for its
+// result.
+func (c *Client) SimulateResearchQuery(ctx context.Context, in SimulateResearchQueryInput) (*mcpruntime.Task[mcpruntime.NoOutput], error) {
+	return c.toolSimulateResearchQuery.Start(ctx, in)
 }
 
-// ResumeSimulateResearchQuery makes the "simulate-research-query" call that a
+// ResumeSimulateResearchQuery starts the "simulate-research-query" task that a
 // gate held, once approved: id is the approval's ID (from the
-// *mcpruntime.ApprovalRequiredError the call returned), and the call runs
+// *mcpruntime.ApprovalRequiredError the start returned), and the task starts
 // exactly once however often it is resumed. It must run as the principal that
-// made the call.
-func (c *Client) ResumeSimulateResearchQuery(ctx context.Context, id string) (*mcpruntime.TypedResult[mcpruntime.NoOutput], error) {
-	return c.toolSimulateResearchQuery.Resume(ctx, id)
+// made the start.
+func (c *Client) ResumeSimulateResearchQuery(ctx context.Context, id string) (*mcpruntime.Task[mcpruntime.NoOutput], error) {
+	return c.toolSimulateResearchQuery.ResumeStart(ctx, id)
 }
 
 // SimulateResearchQueryLinks returns the resource links in res, the result of

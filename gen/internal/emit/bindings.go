@@ -276,16 +276,25 @@ func (e *emitter) client(f File) []jen.Code {
 func (e *emitter) clientMethods(f File, t *Tool) [][]jen.Code {
 	var out [][]jen.Code
 	{
+		// A tool that runs only as a task cannot be called and waited on
+		// in one request: its method starts the task, and its Resume
+		// starts the held one, so the Client offers what works.
+		call, resume, ret := "Call", "Resume", jen.Op("*").Add(rt("TypedResult")).Types(t.outputType())
 		d := doc(fmt.Sprintf("%s calls the %q tool (see %s).", t.GoName, t.Name, Factory(t.GoName)))
+		rd := doc(fmt.Sprintf("%s makes the %q call that a gate held, once approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call returned), and the call runs exactly once however often it is resumed. It must run as the principal that made the call.", ResumeMethod(t.GoName), t.Name))
+		if t.TaskSupport == "required" {
+			call, resume, ret = "Start", "ResumeStart", jen.Op("*").Add(rt("Task")).Types(t.outputType())
+			d = doc(fmt.Sprintf("%s starts the %q tool, which runs only as a task (see %s); Wait on the task for its result.", t.GoName, t.Name, Factory(t.GoName)))
+			rd = doc(fmt.Sprintf("%s starts the %q task that a gate held, once approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the start returned), and the task starts exactly once however often it is resumed. It must run as the principal that made the start.", ResumeMethod(t.GoName), t.Name))
+		}
 		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(t.GoName).
 			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("in").Id(t.Input.Type.GoName)).
-			Params(jen.Op("*").Add(rt("TypedResult")).Types(t.outputType()), jen.Error()).
-			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot("Call").Call(jen.Id("ctx"), jen.Id("in"))))))
-		d = doc(fmt.Sprintf("%s makes the %q call that a gate held, once approved: id is the approval's ID (from the *mcpruntime.ApprovalRequiredError the call returned), and the call runs exactly once however often it is resumed. It must run as the principal that made the call.", ResumeMethod(t.GoName), t.Name))
-		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(ResumeMethod(t.GoName)).
+			Params(ret.Clone(), jen.Error()).
+			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot(call).Call(jen.Id("ctx"), jen.Id("in"))))))
+		out = append(out, append(rd, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(ResumeMethod(t.GoName)).
 			Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("id").String()).
-			Params(jen.Op("*").Add(rt("TypedResult")).Types(t.outputType()), jen.Error()).
-			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot("Resume").Call(jen.Id("ctx"), jen.Id("id"))))))
+			Params(ret.Clone(), jen.Error()).
+			Block(jen.Return(jen.Id("c").Dot(clientField(t.GoName)).Dot(resume).Call(jen.Id("ctx"), jen.Id("id"))))))
 		d = doc(fmt.Sprintf("%s returns the resource links in res, the result of %s for in, for ReadLink: each remembers the call, so an expired link can be refreshed by making it again.", LinksMethod(t.GoName), t.GoName))
 		out = append(out, append(d, jen.Func().Params(jen.Id("c").Op("*").Id(f.Server.ClientType())).Id(LinksMethod(t.GoName)).
 			Params(jen.Id("in").Id(t.Input.Type.GoName), jen.Id("res").Op("*").Add(rt("TypedResult")).Types(t.outputType())).
