@@ -1,4 +1,4 @@
-package mcplangchain_test
+package crmlangchain_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mcpanthropic_test
+package crmanthropic_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package mcpeino_test
+package crmeino_test
 
 import (
 	"context"

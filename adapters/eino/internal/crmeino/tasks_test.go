@@ -1,17 +1,19 @@
-package mcplangchain_test
+package crmeino_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk"
+
 	"github.com/mcpgen/mcpgen/adapters/internal/crmtest"
 	"github.com/mcpgen/mcpgen/runtime/agent"
 )
 
-// A tool that runs only as a task, through the loop: waited for within its
-// timeout, or, with WithTaskHandoff, handed to the model, which checks on
-// it with the task poller and gets the result.
+// A tool that runs only as a task, through an eino agent: waited for
+// within its timeout, or, with WithTaskHandoff, handed to the model, which
+// checks on it with the task poller and gets the result.
 func TestTaskTool(t *testing.T) {
 	for _, handoff := range []bool{false, true} {
 		t.Run(map[bool]string{false: "wait", true: "handoff"}[handoff], func(t *testing.T) {
@@ -37,10 +39,10 @@ func TestTaskTool(t *testing.T) {
 					return reply{calls: [][3]string{{"c2", "check_task", args}}}
 				}, done("c2")}
 			}
-			loop, _ := newLoop(t, newSet(t, agent.DialectStrict, agent.Source{Tools: crmtest.TaskTools(t, handoff)}), steps...)
-			o, err := loop.Run(crmtest.Alice(), ask("run it"))
-			if err != nil || final(o) != "finished" {
-				t.Fatalf("%v %+v", err, o)
+			h := newHarness(t, steps...)
+			r := h.runner(newSet(t, agent.Source{Tools: crmtest.TaskTools(t, handoff)}), &memStore{M: map[string][]byte{}})
+			if o := drain(t, r.Query(crmtest.Alice(), "run it", adk.WithCheckPointID("task-run"))); o.final != "finished" {
+				t.Fatalf("outcome %+v", o)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package mcpopenai_test
+package crmopenai_test
 
 import (
 	"strings"

@@ -1,0 +1,33 @@
+module github.com/mcpgen/mcpgen/adapters/openai/internal/crmopenai
+
+go 1.26.0
+
+require (
+	github.com/mcpgen/mcpgen v0.0.0
+	github.com/mcpgen/mcpgen/adapters/internal/crmtest v0.0.0
+	github.com/mcpgen/mcpgen/adapters/openai v0.0.0
+	github.com/openai/openai-go/v3 v3.98.0
+)
+
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/google/jsonschema-go v0.4.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mark3labs/mcp-go v1.2.1 // indirect
+	github.com/mcpgen/mcpgen/example v0.0.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
+
+replace (
+	github.com/mcpgen/mcpgen => ../../../..
+	github.com/mcpgen/mcpgen/adapters/internal/crmtest => ../../../internal/crmtest
+	github.com/mcpgen/mcpgen/adapters/openai => ../..
+	github.com/mcpgen/mcpgen/example => ../../../../example
+)
