@@ -129,7 +129,9 @@ var unsentLogged sync.Map
 // identity argument. The call goes ahead without the token, by design: the
 // principal still counts for the gate, approvals and the ledger, and many
 // stdio tools take no identity. The log makes a missing identity.argument
-// visible.
+// visible at debug level: at info it was the first line of every stdio
+// program with an identity, where a missing token is the common, intended
+// case (most stdio servers take none).
 func noteUnsent(b *bearer, server, subject string) {
 	if b == nil || b.sent.Load() {
 		return
@@ -137,7 +139,7 @@ func noteUnsent(b *bearer, server, subject string) {
 	if _, done := unsentLogged.LoadOrStore(server, true); done {
 		return
 	}
-	slog.Default().Info("mcpruntime: the caller's identity was not sent: the connection has no headers (stdio, in-process) and the call takes no identity argument; nor will it be for the server's other such calls",
+	slog.Default().Debug("mcpruntime: the caller's identity was not sent: the connection has no headers (stdio, in-process) and the call takes no identity argument; nor will it be for the server's other such calls",
 		"server", server, "call", subject, "hint", "if the server expects the caller's token, name its argument (identity.argument in mcpgen.yaml, or WithIdentityArgument)")
 }
 

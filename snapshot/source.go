@@ -3,7 +3,11 @@
 // exactly as the server sent it on the wire.
 package snapshot
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/mcpgo"
+)
 
 // Transport names a way to reach a server.
 type Transport string
@@ -68,7 +72,7 @@ type Options struct {
 var Capabilities = []string{"sampling", "elicitation", "roots"}
 
 // ProtocolVersions are the protocol versions mcpgen speaks, newest first.
-var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+var ProtocolVersions = mcpgo.ProtocolVersions
 
 // DefaultTimeout is used when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second

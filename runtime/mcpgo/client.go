@@ -33,10 +33,16 @@ import (
 // newest both sides speak ("2025-11-25", "2026-07-28", ...). A server that
 // answers with another version fails the connection with a
 // *VersionMismatchError naming both (inside the *mcpruntime.ConnectError,
-// marked permanent for the connection manager).
+// marked permanent for the connection manager). A version that is not one
+// of ProtocolVersions fails every connection the same way, before a
+// process is started or a request sent.
 func WithProtocolVersion(v string) Option {
 	return func(c *config) { c.protocol = v }
 }
+
+// ProtocolVersions are the MCP protocol versions the session layer speaks,
+// newest first: the values WithProtocolVersion accepts.
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // ElicitationRequest is a server asking the user for input. Every string
 // of it, the schema's included, is scrubbed of the tokens the Conn's calls

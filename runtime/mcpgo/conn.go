@@ -777,6 +777,10 @@ func (c *Conn) connect(a *attempt) {
 func (c *Conn) open() (*link, error) {
 	life, cancel := context.WithCancel(c.life)
 	l := &link{life: life, cancel: cancel, listening: make(chan struct{})}
+	if pin := c.cfg.protocol; pin != "" && !slices.Contains(ProtocolVersions, pin) {
+		l.cancel()
+		return nil, c.connectError(l, &manager.PermanentError{Err: &UnknownVersionError{Pinned: pin}})
+	}
 	tr, err := c.dial(l)
 	if err != nil {
 		l.cancel()

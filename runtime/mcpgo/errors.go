@@ -182,6 +182,7 @@ func (c *Conn) clean(err error) error {
 		ar *transport.AuthorizationRequiredError
 		ee *exec.Error
 		vm *VersionMismatchError
+		uv *UnknownVersionError
 	)
 	switch {
 	case errors.As(err, &tl):
@@ -198,6 +199,8 @@ func (c *Conn) clean(err error) error {
 		kinds = append(kinds, ee.Err)
 	case errors.As(err, &vm):
 		kinds = append(kinds, vm)
+	case errors.As(err, &uv):
+		kinds = append(kinds, uv)
 	}
 	if errors.As(err, &pe) {
 		kinds = append(kinds, &manager.PermanentError{Err: errors.New(msg)})
@@ -233,6 +236,16 @@ func tidy(msg string) string {
 		}
 	}
 	return strings.Join(out, ": ")
+}
+
+// UnknownVersionError is a pin (WithProtocolVersion) to a version the
+// session layer does not speak.
+type UnknownVersionError struct {
+	Pinned string
+}
+
+func (e *UnknownVersionError) Error() string {
+	return fmt.Sprintf("the protocol version is pinned to %q, which mcpgen does not speak (it speaks %s)", e.Pinned, strings.Join(ProtocolVersions, ", "))
 }
 
 // VersionMismatchError is a connection pinned to one protocol version

@@ -78,6 +78,8 @@ func TestIdentityUnsentLogged(t *testing.T) {
 	logged := h.attrs()
 	if len(logged) != 1 || logged[0]["server"] != "recorder-unsent-stdio" || logged[0]["call"] != "tool whoami" || !strings.Contains(logged[0]["hint"], "identity.argument") {
 		t.Errorf("logged %v, want one record naming the server, the tool and identity.argument", logged)
+	} else if lv := h.recs[0].Level; lv != slog.LevelDebug {
+		t.Errorf("logged at %v, want debug (a stdio call without the token is the common case)", lv)
 	}
 	for _, rec := range logged {
 		for _, v := range rec {

@@ -304,6 +304,32 @@ func TestPinnedVersionIsKept(t *testing.T) {
 	}
 }
 
+// A pin to a version the session layer does not speak fails the
+// connection before anything is sent, permanently, naming the versions it
+// speaks: the HTTP server sees no request.
+func TestUnknownPinRefused(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); http.NotFound(w, r) }))
+	defer srv.Close()
+	for _, pin := range []string{"2025-13-45", "latest", " 2025-11-25"} {
+		c := mcpgo.StreamableHTTP(srv.URL, mcpgo.WithProtocolVersion(pin))
+		_, err := c.ToolNames(context.Background())
+		c.Close()
+		var uv *mcpgo.UnknownVersionError
+		var perm *manager.PermanentError
+		if !errors.As(err, &uv) || uv.Pinned != pin || !errors.As(err, &perm) {
+			t.Fatalf("pin %q: want a permanent UnknownVersionError, got %v", pin, err)
+		}
+		if !strings.Contains(err.Error(), "2025-11-25, 2025-06-18") {
+			t.Errorf("pin %q: the error does not list the versions spoken: %v", pin, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the server saw %d requests", n)
+	}
+}
+
 // One handshake per connection to an older streamable-HTTP server,
 // negotiated or pinned, and the standalone GET stream still opens.
 func TestOneHandshakeToOlderHTTPServer(t *testing.T) {
